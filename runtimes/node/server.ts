@@ -1,0 +1,74 @@
+import { getRequestListener } from '@hono/node-server';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.ts';
+import type { Config } from '../../src/config/options.ts';
+import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import { problemResponse } from '../../src/http/problem.ts';
+import type { Platform } from '../../src/platform.ts';
+import { openStorage } from './storage.ts';
+
+/** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
+const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
+
+function rawPathOf(url: string | undefined): string {
+  const target = url ?? '/';
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
+async function sendProblem(res: ServerResponse, status: number, detail: string): Promise<void> {
+  const response = problemResponse(status, detail, { type: 'urn:svc:problem:invalid-path' });
+  res.writeHead(status, Object.fromEntries(response.headers));
+  res.end(await response.text());
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: (line: string) => void): Promise<RunningServer> {
+  if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
+    throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
+  }
+  for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
+
+  const storage = await openStorage(config);
+  const platform: Platform = { runtime: 'node', storage, log };
+  const app = createApp(config, platform);
+  const listener = getRequestListener((request) => app.fetch(request));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (UNSAFE_RAW_PATH.test(rawPathOf(req.url))) {
+      void sendProblem(res, 400, 'Invalid path: dot segments and backslashes are not allowed.');
+      return;
+    }
+    void listener(req, res);
+  };
+
+  const tls = config.sslKey && config.sslCert;
+  const server: Server = tls
+    ? createHttpsServer({ key: await readFile(config.sslKey!), cert: await readFile(config.sslCert!) }, handle)
+    : createHttpServer(handle);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
+
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }).then(() => storage.close?.());
+  return { server, url, close };
+}

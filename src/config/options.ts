@@ -1,0 +1,82 @@
+/**
+ * The one table of options. The CLI flags, `SVC_*` environment variables, config-file keys, `--help` and
+ * the README option table are all derived from it.
+ */
+
+export type OptionKind = 'boolean' | 'integer' | 'port' | 'string' | 'size' | 'url' | 'duration' | 'choice';
+
+export interface OptionSpec {
+  /** Camel-case key: the config-file key and the field of `Config`. */
+  key: string;
+  /** Long flag without dashes, e.g. `ssl-key`. */
+  flag: string;
+  short?: string;
+  kind: OptionKind;
+  /** Placeholder shown in help, e.g. `<n>`. Booleans have none. */
+  arg?: string;
+  default: string | number | boolean | undefined;
+  help: string;
+  choices?: readonly string[];
+  /** Set while the feature behind the option is not built; startup says so when the option is used. */
+  notYet?: string;
+}
+
+export const OPTIONS = [
+  { key: 'port', flag: 'port', short: 'p', kind: 'port', arg: '<n>', default: 3000, help: 'listening port' },
+  { key: 'host', flag: 'host', short: 'h', kind: 'string', arg: '<addr>', default: '0.0.0.0', help: 'bind address' },
+  { key: 'root', flag: 'root', short: 'r', kind: 'string', arg: '<path>', default: './data', help: 'data directory' },
+  { key: 'config', flag: 'config', short: 'c', kind: 'string', arg: '<file>', default: undefined, help: 'JSON config file (keys are the camel-case option names)' },
+  { key: 'storage', flag: 'storage', kind: 'choice', arg: '<driver>', choices: ['fs', 'memory'], default: 'fs', help: 'resource storage driver: fs (files under --root) or memory (lost on exit)' },
+  { key: 'sslKey', flag: 'ssl-key', kind: 'string', arg: '<path>', default: undefined, help: 'TLS private key (PEM); with --ssl-cert serves HTTPS' },
+  { key: 'sslCert', flag: 'ssl-cert', kind: 'string', arg: '<path>', default: undefined, help: 'TLS certificate (PEM)' },
+  { key: 'maxBodySize', flag: 'max-body-size', kind: 'size', arg: '<size>', default: '100MB', help: 'largest request body accepted (413 beyond)' },
+  { key: 'conneg', flag: 'conneg', kind: 'boolean', default: false, help: 'enable Turtle (and N-Triples) content negotiation' },
+  { key: 'notifications', flag: 'notifications', kind: 'boolean', default: false, help: 'enable WebSocket change notifications', notYet: 'WebSocket notifications' },
+  { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider', notYet: 'the built-in identity provider' },
+  { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP (default: derived from the request)', notYet: 'the built-in identity provider' },
+  { key: 'subdomains', flag: 'subdomains', kind: 'boolean', default: false, help: 'serve one subdomain per pod', notYet: 'subdomain mode' },
+  { key: 'baseDomain', flag: 'base-domain', kind: 'string', arg: '<domain>', default: undefined, help: 'base domain for subdomain mode', notYet: 'subdomain mode' },
+  { key: 'databrowser', flag: 'databrowser', kind: 'boolean', default: false, help: 'serve the data browser from local files', notYet: 'the data browser' },
+  { key: 'databrowserCdn', flag: 'databrowser-cdn', kind: 'boolean', default: false, help: 'load the data browser from a CDN', notYet: 'the data browser' },
+  { key: 'databrowserModule', flag: 'databrowser-module', kind: 'url', arg: '<url>', default: undefined, help: 'use an ES-module data browser from a URL (turns on --conneg)', notYet: 'the data browser' },
+  { key: 'databrowserVersion', flag: 'databrowser-version', kind: 'string', arg: '<ver>', default: '2.0.0', help: 'data browser version for CDN mode', notYet: 'the data browser' },
+  { key: 'uiShell', flag: 'ui-shell', kind: 'boolean', default: false, help: 'modern UI shell (requires --databrowser)', notYet: 'the UI shell' },
+  { key: 'git', flag: 'git', kind: 'boolean', default: false, help: 'enable the Git HTTP backend', notYet: 'the Git HTTP backend' },
+  { key: 'nostr', flag: 'nostr', kind: 'boolean', default: false, help: 'enable the Nostr relay', notYet: 'the Nostr relay' },
+  { key: 'nostrPath', flag: 'nostr-path', kind: 'string', arg: '<path>', default: '/relay', help: 'relay WebSocket path', notYet: 'the Nostr relay' },
+  { key: 'nostrMaxEvents', flag: 'nostr-max-events', kind: 'integer', arg: '<n>', default: 1000, help: 'maximum events kept in relay memory', notYet: 'the Nostr relay' },
+  { key: 'inviteOnly', flag: 'invite-only', kind: 'boolean', default: false, help: 'require an invite code to register', notYet: 'invite-only registration' },
+  { key: 'webidTls', flag: 'webid-tls', kind: 'boolean', default: false, help: 'enable WebID-TLS client certificate authentication', notYet: 'WebID-TLS' },
+  { key: 'defaultQuota', flag: 'default-quota', kind: 'size', arg: '<size>', default: '50MB', help: 'default storage quota per pod (0 = unlimited)', notYet: 'storage quotas' },
+  { key: 'activitypub', flag: 'activitypub', kind: 'boolean', default: false, help: 'enable ActivityPub federation', notYet: 'ActivityPub' },
+  { key: 'apUsername', flag: 'ap-username', kind: 'string', arg: '<name>', default: 'me', help: 'ActivityPub username', notYet: 'ActivityPub' },
+  { key: 'apDisplayName', flag: 'ap-display-name', kind: 'string', arg: '<name>', default: undefined, help: 'ActivityPub display name (default: the username)', notYet: 'ActivityPub' },
+  { key: 'apSummary', flag: 'ap-summary', kind: 'string', arg: '<text>', default: undefined, help: 'ActivityPub bio', notYet: 'ActivityPub' },
+  { key: 'apNostrPubkey', flag: 'ap-nostr-pubkey', kind: 'string', arg: '<hex>', default: undefined, help: '64-character hex Nostr public key linked to the identity', notYet: 'ActivityPub' },
+  { key: 'public', flag: 'public', kind: 'boolean', default: false, help: 'allow unauthenticated access, skipping ACL checks' },
+  { key: 'readOnly', flag: 'read-only', kind: 'boolean', default: false, help: 'refuse PUT, POST, DELETE and PATCH (405)' },
+  { key: 'liveReload', flag: 'live-reload', kind: 'boolean', default: false, help: 'auto-refresh browsers on file changes', notYet: 'live reload' },
+  { key: 'docdb', flag: 'docdb', kind: 'boolean', default: false, help: 'enable the document-database-backed /db/ route', notYet: 'the /db/ route' },
+  { key: 'docdbUrl', flag: 'docdb-url', kind: 'string', arg: '<url>', default: 'mongodb://127.0.0.1:27017', help: 'document database connection URL', notYet: 'the /db/ route' },
+  { key: 'docdbDatabase', flag: 'docdb-database', kind: 'string', arg: '<name>', default: 'solid', help: 'document database name', notYet: 'the /db/ route' },
+  { key: 'singleUser', flag: 'single-user', kind: 'boolean', default: false, help: 'create one pod at startup and disable registration', notYet: 'single-user mode' },
+  { key: 'singleUserName', flag: 'single-user-name', kind: 'string', arg: '<name>', default: 'me', help: 'name of that pod; an empty string puts the pod at the root', notYet: 'single-user mode' },
+  { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
+] as const satisfies readonly OptionSpec[];
+
+type Spec = (typeof OPTIONS)[number];
+type ValueOf<S extends Spec> = S['kind'] extends 'boolean'
+  ? boolean
+  : S['kind'] extends 'integer' | 'port' | 'size'
+    ? number
+    : string;
+type Required<S extends Spec> = S['default'] extends undefined ? ValueOf<S> | undefined : ValueOf<S>;
+
+/** Resolved configuration: every option, parsed. */
+export type Config = { [S in Spec as S['key']]: Required<S> };
+
+export function envNameOf(spec: OptionSpec): string {
+  return 'SVC_' + spec.flag.toUpperCase().replace(/-/g, '_');
+}
+
+export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.key, o]));

@@ -1,0 +1,106 @@
+import { envNameOf, OPTIONS, OPTION_BY_KEY, type Config, type OptionSpec } from './options.ts';
+import { parseSize } from './sizes.ts';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Source = 'flag' | 'environment' | 'config file' | 'default';
+
+function describe(spec: OptionSpec, source: Source): string {
+  if (source === 'environment') return `${envNameOf(spec)} (--${spec.flag})`;
+  if (source === 'config file') return `config key "${spec.key}" (--${spec.flag})`;
+  return `--${spec.flag}`;
+}
+
+/** Parses one raw value for an option; throws a ConfigError naming the option and where it came from. */
+export function parseOptionValue(spec: OptionSpec, raw: unknown, source: Source): string | number | boolean {
+  const fail = (expected: string): never => {
+    throw new ConfigError(`Invalid value ${JSON.stringify(raw)} for ${describe(spec, source)}: expected ${expected}.`);
+  };
+  switch (spec.kind) {
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const text = String(raw).trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(text)) return true;
+      if (['false', '0', 'no', 'off'].includes(text)) return false;
+      return fail('true, false, 1 or 0');
+    }
+    case 'port':
+    case 'integer': {
+      const text = String(raw).trim();
+      if (!/^\d+$/.test(text)) return fail(spec.kind === 'port' ? 'a port number (0-65535)' : 'a whole number');
+      const value = Number(text);
+      if (spec.kind === 'port' && value > 65535) return fail('a port number (0-65535)');
+      return value;
+    }
+    case 'size': {
+      const value = typeof raw === 'number' ? raw : parseSize(String(raw));
+      if (value === null || !Number.isFinite(value) || value < 0) return fail('a size such as 500KB, 50MB or 1GB');
+      return value;
+    }
+    case 'url': {
+      const text = String(raw);
+      try {
+        return new URL(text).href;
+      } catch {
+        return fail('an absolute URL');
+      }
+    }
+    case 'choice': {
+      const text = String(raw);
+      if (!spec.choices!.includes(text)) return fail(`one of ${spec.choices!.join(', ')}`);
+      return text;
+    }
+    default: {
+      if (typeof raw === 'object' && raw !== null) return fail('a string');
+      return String(raw);
+    }
+  }
+}
+
+export interface ConfigSources {
+  /** Values given as command-line flags, by key; absent keys were not given. */
+  flags?: Record<string, unknown>;
+  /** The process environment. */
+  env?: Record<string, string | undefined>;
+  /** Parsed JSON of the config file. */
+  file?: Record<string, unknown>;
+}
+
+/** Merges the sources with precedence flag > environment > config file > default. */
+export function resolveConfig(sources: ConfigSources): Config {
+  const file = sources.file ?? {};
+  if (typeof file !== 'object' || Array.isArray(file)) throw new ConfigError('The config file must hold a JSON object.');
+  for (const key of Object.keys(file)) {
+    if (!OPTION_BY_KEY.has(key)) {
+      const known = OPTIONS.map((o) => o.key).join(', ');
+      throw new ConfigError(`Unknown config key "${key}". Known keys: ${known}.`);
+    }
+  }
+  const config: Record<string, unknown> = {};
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    const flagValue = sources.flags?.[spec.key];
+    const envValue = sources.env?.[envNameOf(spec)];
+    if (flagValue !== undefined) config[spec.key] = parseOptionValue(spec, flagValue, 'flag');
+    else if (envValue !== undefined && envValue !== '') config[spec.key] = parseOptionValue(spec, envValue, 'environment');
+    else if (file[spec.key] !== undefined) config[spec.key] = parseOptionValue(spec, file[spec.key], 'config file');
+    else config[spec.key] = spec.default === undefined ? undefined : parseOptionValue(spec, spec.default, 'default');
+  }
+  return config as Config;
+}
+
+/** Options set to a non-default value whose feature is not built yet. */
+export function unavailableFeatures(config: Config): string[] {
+  const features = new Set<string>();
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    if (!spec.notYet) continue;
+    const value = (config as Record<string, unknown>)[spec.key];
+    const fallback = spec.default === undefined ? undefined : parseOptionValue(spec, spec.default, 'default');
+    if (value !== fallback) features.add(`${spec.notYet} (--${spec.flag})`);
+  }
+  return [...features];
+}

@@ -1,0 +1,34 @@
+import { HttpProblem } from './problem.ts';
+import { formatSize } from '../config/sizes.ts';
+import { bodyToBytes } from '../storage/body.ts';
+
+function tooLarge(limit: number): HttpProblem {
+  return new HttpProblem(413, `The request body is larger than the limit of ${formatSize(limit)}.`, { type: 'body-too-large' });
+}
+
+/**
+ * The request body as a stream that errors with a 413 problem as soon as it passes the limit, so nothing
+ * oversized is ever stored. A declared Content-Length above the limit is refused before reading.
+ */
+export function limitedBody(request: Request, limit: number): ReadableStream<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new ReadableStream({ start: (controller) => controller.close() });
+  let seen = 0;
+  return request.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > limit) controller.error(tooLarge(limit));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/** Reads a whole (limited) body as text, for documents that must be parsed before storing. */
+export async function readLimitedText(request: Request, limit: number): Promise<string> {
+  return decoder.decode(await bodyToBytes(limitedBody(request, limit)));
+}
+
+const decoder = new TextDecoder();

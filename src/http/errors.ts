@@ -1,0 +1,24 @@
+import { PathError } from '../storage/paths.ts';
+import { isStorageError, StorageError } from '../storage/types.ts';
+import { HttpProblem, problemResponse } from './problem.ts';
+
+/** Maps anything a handler threw to a problem response; unexpected errors are logged, never shown. */
+export function errorToResponse(error: unknown, log: (line: string) => void): Response {
+  if (error instanceof HttpProblem) return error.toResponse();
+  if (error instanceof PathError) return new HttpProblem(400, `Invalid path: ${error.message}.`, { type: 'invalid-path' }).toResponse();
+  if (error instanceof StorageError) {
+    if (isStorageError(error, 'BodyAborted') && error.cause instanceof HttpProblem) return error.cause.toResponse();
+    switch (error.code) {
+      case 'Conflict':
+        return new HttpProblem(409, 'A resource and a container cannot share a name (for example /a/x and /a/x/), and a resource cannot hold members.', { type: 'name-conflict' }).toResponse();
+      case 'NotEmpty':
+        return new HttpProblem(409, 'The container is not empty.', { type: 'container-not-empty' }).toResponse();
+      case 'NotFound':
+        return new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' }).toResponse();
+      case 'BodyAborted':
+        return new HttpProblem(400, 'The request body ended before it was complete; nothing was stored.', { type: 'body-aborted' }).toResponse();
+    }
+  }
+  log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return problemResponse(500, 'The server could not complete the request. The error has been logged.', { type: 'urn:svc:problem:internal' });
+}

@@ -1,0 +1,58 @@
+/** Response headers every resource answer carries (DESIGN.md §2). */
+
+export const LDP = 'http://www.w3.org/ns/ldp#';
+export const PIM_STORAGE = 'http://www.w3.org/ns/pim/space#Storage';
+
+export const ACCEPT_PATCH = 'text/n3, application/sparql-update';
+
+export const EXPOSED_HEADERS = [
+  'Accept-Patch',
+  'Accept-Post',
+  'Accept-Put',
+  'Accept-Ranges',
+  'Allow',
+  'Content-Length',
+  'Content-Range',
+  'Content-Type',
+  'ETag',
+  'Last-Modified',
+  'Link',
+  'Location',
+  'MS-Author-Via',
+  'Retry-After',
+  'Updates-Via',
+  'Vary',
+  'WAC-Allow',
+  'WWW-Authenticate',
+].join(', ');
+
+export const VARY = 'Accept, Authorization, Origin';
+
+const CONTAINER_TYPE_LINKS = `<${LDP}Container>; rel="type", <${LDP}BasicContainer>; rel="type", <${LDP}Resource>; rel="type"`;
+const RESOURCE_TYPE_LINKS = `<${LDP}Resource>; rel="type"`;
+
+export function typeLinks(isContainer: boolean, isStorageRoot: boolean): string {
+  const links = isContainer ? CONTAINER_TYPE_LINKS : RESOURCE_TYPE_LINKS;
+  return isStorageRoot ? `${links}, <${PIM_STORAGE}>; rel="type"` : links;
+}
+
+export function allowFor(isContainer: boolean): string {
+  return isContainer ? 'OPTIONS, HEAD, GET, POST, PUT, PATCH, DELETE' : 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE';
+}
+
+/** CORS for browser apps: reflect the origin (credentials need that) and expose every header they read. */
+export function applyCors(request: Request, headers: Headers): void {
+  const origin = request.headers.get('origin');
+  headers.set('Access-Control-Allow-Origin', origin ?? '*');
+  if (origin) headers.set('Access-Control-Allow-Credentials', 'true');
+  headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  if (request.method === 'OPTIONS') {
+    headers.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE');
+    headers.set(
+      'Access-Control-Allow-Headers',
+      request.headers.get('access-control-request-headers') ??
+        'Accept, Authorization, Content-Type, DPoP, If-Match, If-None-Match, Link, Range, Slug',
+    );
+    headers.set('Access-Control-Max-Age', '86400');
+  }
+}

@@ -1,0 +1,27 @@
+/** Which names are auxiliary or the server's own, and therefore never listed or served as plain resources. */
+
+export const ACL_SUFFIX = '.acl';
+
+export function isAclPath(path: string): boolean {
+  return !path.endsWith('/') && path.endsWith(ACL_SUFFIX);
+}
+
+/** The ACL document of a resource or container: `/a/b` -> `/a/b.acl`, `/a/` -> `/a/.acl`. */
+export function aclPathFor(path: string): string {
+  return path + ACL_SUFFIX;
+}
+
+/** The resource an ACL document governs: `/a/b.acl` -> `/a/b`, `/a/.acl` -> `/a/`. */
+export function subjectOfAcl(aclPath: string): string {
+  return aclPath.slice(0, -ACL_SUFFIX.length);
+}
+
+/** Server state kept beside the resources (invites, accounts, quota records). */
+export function isServerPrivatePath(path: string): boolean {
+  return path === '/.server' || path.startsWith('/.server/') || path.endsWith('/.quota.json');
+}
+
+/** Names a container listing leaves out. */
+export function isHiddenFromListing(path: string): boolean {
+  return isAclPath(path) || isServerPrivatePath(path);
+}

@@ -1,0 +1,21 @@
+import type { Config } from '../config/options.ts';
+import type { Platform } from '../platform.ts';
+import { urlPathFromStoragePath } from '../storage/paths.ts';
+import type { AccessControl, Caller } from '../wac/access-control.ts';
+
+/** What every LDP handler works with: the request, where it points, who asks, and the server around it. */
+export interface LdpContext {
+  readonly request: Request;
+  readonly url: URL;
+  /** Decoded storage path of the target. */
+  readonly path: string;
+  readonly caller: Caller;
+  readonly config: Config;
+  readonly platform: Platform;
+  readonly access: AccessControl;
+}
+
+/** Absolute URL of a storage path on the server the request came to. */
+export function urlFor(ctx: Pick<LdpContext, 'url'>, path: string): string {
+  return ctx.url.origin + urlPathFromStoragePath(path);
+}

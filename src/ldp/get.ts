@@ -1,0 +1,125 @@
+import { negotiate, parseAccept } from '../http/accept.ts';
+import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { parseRange, resolveRange } from '../http/range.ts';
+import { JSON_LD, isRdfType, rdfOutputs } from '../rdf/media.ts';
+import { convertRdf, serializeQuads } from '../rdf/convert.ts';
+import { essenceOf } from '../storage/media-types.ts';
+import type { ResourceMeta } from '../storage/types.ts';
+import { isServerPrivatePath } from './auxiliary.ts';
+import { urlFor, type LdpContext } from './context.ts';
+import { listingToJsonLd, listingToQuads, readListing } from './listing.ts';
+import { resourceHeaders } from './respond.ts';
+
+function notFound(): HttpProblem {
+  return new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
+}
+
+/** 304/412 for GET and HEAD preconditions; null when the request should proceed. */
+function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Headers): Response | null {
+  if (!ifMatchHolds(ctx.request.headers.get('if-match'), meta.etag)) {
+    throw new HttpProblem(412, 'The resource does not match If-Match.', { type: 'precondition-failed' });
+  }
+  const ifNoneMatch = ctx.request.headers.get('if-none-match');
+  if (ifNoneMatch !== null) {
+    if (!ifNoneMatchHolds(ifNoneMatch, meta.etag)) return new Response(null, { status: 304, headers });
+    return null;
+  }
+  const since = ctx.request.headers.get('if-modified-since');
+  if (since !== null) {
+    const time = Date.parse(since);
+    if (!Number.isNaN(time) && Math.floor(meta.modified / 1000) <= Math.floor(time / 1000)) {
+      return new Response(null, { status: 304, headers });
+    }
+  }
+  return null;
+}
+
+/** Representations offered for a stored RDF type: the stored form first, so it streams without conversion. */
+function offersFor(ctx: LdpContext, storedType: string): string[] {
+  const outputs = rdfOutputs(ctx.config.conneg);
+  return outputs.includes(storedType) ? [storedType, ...outputs.filter((t) => t !== storedType)] : [...outputs];
+}
+
+function notAcceptable(offers: readonly string[]): HttpProblem {
+  return new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.`, { type: 'not-acceptable' });
+}
+
+export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Response> {
+  const { path } = ctx;
+  await ctx.access.require(ctx.caller, [{ path, anyOf: ['read'] }]);
+  if (isServerPrivatePath(path)) throw notFound();
+  const storage = ctx.platform.storage;
+  const accept = parseAccept(ctx.request.headers.get('accept'));
+
+  if (path.endsWith('/')) {
+    const meta = await storage.head(path);
+    if (!meta) throw notFound();
+    const headers = await resourceHeaders(ctx, path, meta);
+    const early = preconditionResponse(ctx, meta, headers);
+    if (early) return early;
+    const offers = rdfOutputs(ctx.config.conneg);
+    const type = negotiate(accept, offers);
+    if (!type) throw notAcceptable(offers);
+    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
+    if (headOnly) return new Response(null, { status: 200, headers });
+    const listing = await readListing(storage, meta);
+    const url = (p: string) => urlFor(ctx, p);
+    const body = type === JSON_LD ? listingToJsonLd(listing, url) : await serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path));
+    return new Response(body, { status: 200, headers });
+  }
+
+  const range = parseRange(ctx.request.headers.get('range'));
+  const stored = headOnly ? await storage.head(path) : await storage.get(path);
+  const meta = stored && 'meta' in stored ? stored.meta : (stored as ResourceMeta | null);
+  if (!meta) throw notFound();
+  const cancel = () => (stored && 'body' in stored ? stored.body.cancel() : undefined);
+  const headers = await resourceHeaders(ctx, path, meta);
+  const early = preconditionResponse(ctx, meta, headers);
+  if (early) {
+    await cancel();
+    return early;
+  }
+  const storedType = meta.contentType ?? 'application/octet-stream';
+  const storedEssence = essenceOf(storedType);
+
+  if (isRdfType(storedType)) {
+    const offers = offersFor(ctx, storedEssence);
+    const type = negotiate(accept, offers);
+    if (!type) {
+      await cancel();
+      throw notAcceptable(offers);
+    }
+    if (type === storedEssence) {
+      headers.set('Content-Type', storedType);
+      headers.set('Content-Length', String(meta.size));
+      return new Response(headOnly ? null : (stored as { body: ReadableStream }).body, { status: 200, headers });
+    }
+    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
+    if (headOnly) return new Response(null, { status: 200, headers });
+    const text = await new Response((stored as { body: ReadableStream }).body).text();
+    return new Response(await convertRdf(text, storedEssence, type, urlFor(ctx, path)), { status: 200, headers });
+  }
+
+  headers.set('Content-Type', storedType);
+  headers.set('Accept-Ranges', 'bytes');
+  if (range && !headOnly) {
+    const resolved = resolveRange(range, meta.size);
+    if (!resolved) {
+      await cancel();
+      headers.set('Content-Range', `bytes */${meta.size}`);
+      throw new HttpProblem(416, `The requested range is outside the ${meta.size}-byte resource.`, { type: 'range-not-satisfiable', headers });
+    }
+    await cancel();
+    const partial = await storage.get(path, { range: resolved });
+    if (!partial || partial.meta.etag !== meta.etag) {
+      await partial?.body.cancel();
+      throw new HttpProblem(409, 'The resource changed while it was being read; retry the request.', { type: 'changed-while-reading' });
+    }
+    headers.set('Content-Range', `bytes ${resolved.start}-${resolved.end}/${meta.size}`);
+    headers.set('Content-Length', String(resolved.end - resolved.start + 1));
+    return new Response(partial.body, { status: 206, headers });
+  }
+  headers.set('Content-Length', String(meta.size));
+  return new Response(headOnly ? null : (stored as { body: ReadableStream }).body, { status: 200, headers });
+}

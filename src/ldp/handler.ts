@@ -1,0 +1,47 @@
+import { HttpProblem } from '../http/problem.ts';
+import type { LdpContext } from './context.ts';
+import { handleDelete } from './delete.ts';
+import { handleGet } from './get.ts';
+import { handlePost } from './post.ts';
+import { handlePut } from './put.ts';
+import { resourceHeaders } from './respond.ts';
+
+const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
+
+export type PatchHandler = (ctx: LdpContext) => Promise<Response>;
+
+async function handleOptions(ctx: LdpContext): Promise<Response> {
+  return new Response(null, { status: 204, headers: await resourceHeaders(ctx, ctx.path) });
+}
+
+/** Dispatches an LDP request on a resource or container to its method handler. */
+export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
+  const method = ctx.request.method;
+  if (ctx.config.readOnly && WRITE_METHODS.has(method)) {
+    throw new HttpProblem(405, 'This server is read-only (--read-only).', {
+      type: 'read-only',
+      headers: { Allow: 'GET, HEAD, OPTIONS' },
+    });
+  }
+  switch (method) {
+    case 'GET':
+      return handleGet(ctx, false);
+    case 'HEAD':
+      return handleGet(ctx, true);
+    case 'PUT':
+      return handlePut(ctx);
+    case 'POST':
+      return handlePost(ctx);
+    case 'DELETE':
+      return handleDelete(ctx);
+    case 'PATCH':
+      return patch(ctx);
+    case 'OPTIONS':
+      return handleOptions(ctx);
+    default:
+      throw new HttpProblem(405, `The method ${method} is not supported here.`, {
+        type: 'method-not-allowed',
+        headers: { Allow: (await resourceHeaders(ctx, ctx.path)).get('Allow')! },
+      });
+  }
+}

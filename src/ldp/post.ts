@@ -1,0 +1,72 @@
+import { HttpProblem } from '../http/problem.ts';
+import { LDP } from '../http/headers.ts';
+import { checkSegment } from '../storage/paths.ts';
+import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
+import { urlFor, type LdpContext } from './context.ts';
+import { created, resourceHeaders } from './respond.ts';
+import { readWriteBody } from './write-body.ts';
+
+/** Does the Link header ask for a container (`<ldp#BasicContainer>; rel="type"`)? */
+function wantsContainer(request: Request): boolean {
+  const link = request.headers.get('link');
+  if (!link) return false;
+  return link.split(',').some((part) => {
+    const target = /<([^>]*)>/.exec(part)?.[1];
+    const isTypeRel = /;\s*rel\s*=\s*"?type"?/i.test(part);
+    return isTypeRel && (target === `${LDP}BasicContainer` || target === `${LDP}Container`);
+  });
+}
+
+/** The Slug if it is a safe, ordinary name; otherwise null and a fresh name is used. */
+function safeSlug(request: Request): string | null {
+  const slug = request.headers.get('slug');
+  if (!slug) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(slug.trim());
+  } catch {
+    return null;
+  }
+  name = name.replace(/\/+$/, '');
+  try {
+    checkSegment(name);
+  } catch {
+    return null;
+  }
+  if (isAclPath('/' + name) || isServerPrivatePath('/' + name)) return null;
+  return name;
+}
+
+const MAX_NAME_ATTEMPTS = 5;
+
+export async function handlePost(ctx: LdpContext): Promise<Response> {
+  const { path } = ctx;
+  if (!path.endsWith('/')) {
+    throw new HttpProblem(405, 'POST creates resources in a container; this URL is not a container.', {
+      type: 'method-not-allowed',
+      headers: { Allow: 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE' },
+    });
+  }
+  await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
+  const storage = ctx.platform.storage;
+  if (!(await storage.head(path))) await storage.createContainer(path);
+
+  const container = wantsContainer(ctx.request);
+  const slug = safeSlug(ctx.request);
+  const write = container ? null : await readWriteBody(ctx, path + (slug ?? 'new'));
+
+  // A taken Slug falls back to a fresh name. A streamed body can be offered to storage only once, so if
+  // another request takes the same free name in between, only buffered (RDF) bodies are retried.
+  for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+    const name = attempt === 0 && slug ? slug : crypto.randomUUID();
+    const target = path + name + (container ? '/' : '');
+    const twin = container ? target.slice(0, -1) : target + '/';
+    if ((await storage.head(target)) || (await storage.head(twin))) continue;
+    const result = container
+      ? await storage.createContainer(target)
+      : await storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' });
+    if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
+    if (write && typeof write.body !== 'string') break;
+  }
+  throw new HttpProblem(409, 'Another request took the chosen name at the same moment; retry the request.', { type: 'name-conflict' });
+}

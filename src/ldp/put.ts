@@ -1,0 +1,60 @@
+import { parseEtagList } from '../http/conditional.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { parentOf } from '../storage/paths.ts';
+import type { PutOptions, ResourceMeta } from '../storage/types.ts';
+import { urlFor, type LdpContext } from './context.ts';
+import { created, resourceHeaders } from './respond.ts';
+import { readWriteBody } from './write-body.ts';
+
+function preconditionFailed(detail: string): HttpProblem {
+  return new HttpProblem(412, detail, { type: 'precondition-failed' });
+}
+
+/**
+ * Turns If-Match / If-None-Match into the driver's atomic options, checking what cannot be expressed
+ * atomically (lists of tags) against the current version.
+ */
+export function writePreconditions(request: Request, current: ResourceMeta | null): Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> {
+  const options: Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> = {};
+  const ifMatch = parseEtagList(request.headers.get('if-match'));
+  if (ifMatch !== null) {
+    if (!current) throw preconditionFailed('If-Match was given but there is no resource at this URL.');
+    if (ifMatch !== '*' && !ifMatch.includes(current.etag)) throw preconditionFailed('The resource has changed: its ETag does not match If-Match.');
+    options.ifMatch = current.etag;
+  }
+  const ifNoneMatch = parseEtagList(request.headers.get('if-none-match'));
+  if (ifNoneMatch === '*') {
+    if (current) throw preconditionFailed('If-None-Match: * was given but a resource already exists at this URL.');
+    options.ifNoneMatch = '*';
+  } else if (ifNoneMatch !== null && current && ifNoneMatch.includes(current.etag)) {
+    throw preconditionFailed('The resource matches If-None-Match.');
+  }
+  return options;
+}
+
+export async function handlePut(ctx: LdpContext): Promise<Response> {
+  const { path } = ctx;
+  const storage = ctx.platform.storage;
+  const current = await storage.head(path);
+  const parent = parentOf(path);
+  await ctx.access.require(ctx.caller, [
+    { path, anyOf: ['write'] },
+    ...(current || parent === null ? [] : [{ path: parent, anyOf: ['append', 'write'] as const }]),
+  ]);
+
+  if (path.endsWith('/')) {
+    if (current) throw new HttpProblem(409, 'A container already exists at this URL; PUT cannot replace a container.', { type: 'container-exists' });
+    writePreconditions(ctx.request, null);
+    const result = await storage.createContainer(path);
+    if (!result) throw new HttpProblem(409, 'A container already exists at this URL.', { type: 'container-exists' });
+    return created(await resourceHeaders(ctx, path, result.meta), urlFor(ctx, path), result.meta);
+  }
+
+  const conditions = writePreconditions(ctx.request, current);
+  const { body, contentType } = await readWriteBody(ctx, path);
+  const result = await storage.put(path, body, { contentType, ...conditions });
+  if (!result) throw preconditionFailed('The resource changed while the request was processed (precondition no longer holds).');
+  const headers = await resourceHeaders(ctx, path, result.meta);
+  if (result.created) return created(headers, urlFor(ctx, path), result.meta);
+  return new Response(null, { status: 204, headers });
+}

@@ -1,0 +1,41 @@
+import { ACCEPT_PATCH, allowFor, typeLinks, VARY } from '../http/headers.ts';
+import { formatEtag } from '../http/conditional.ts';
+import { acceptedRdfInputs } from '../rdf/media.ts';
+import { isContainerPath } from '../storage/paths.ts';
+import type { ResourceMeta } from '../storage/types.ts';
+import { formatWacAllow } from '../wac/access-control.ts';
+import { aclPathFor, isAclPath } from './auxiliary.ts';
+import { urlFor, type LdpContext } from './context.ts';
+
+/** Is this path the root of a storage (a `pim:Storage`)? Pods mark their roots too. */
+export function isStorageRoot(path: string): boolean {
+  return path === '/';
+}
+
+/** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
+export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<Headers> {
+  const headers = new Headers();
+  const isContainer = isContainerPath(path);
+  let link = typeLinks(isContainer, isStorageRoot(path));
+  if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
+  headers.set('Link', link);
+  headers.set('Allow', allowFor(isContainer));
+  headers.set('Accept-Patch', ACCEPT_PATCH);
+  if (isContainer) headers.set('Accept-Post', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+  else headers.set('Accept-Put', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+  headers.set('MS-Author-Via', 'SPARQL');
+  headers.set('Vary', VARY);
+  headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, path)));
+  if (meta) {
+    headers.set('ETag', formatEtag(meta.etag));
+    headers.set('Last-Modified', new Date(meta.modified).toUTCString());
+  }
+  return headers;
+}
+
+export function created(headers: Headers, location: string, meta: ResourceMeta): Response {
+  headers.set('Location', location);
+  headers.set('ETag', formatEtag(meta.etag));
+  headers.set('Last-Modified', new Date(meta.modified).toUTCString());
+  return new Response(null, { status: 201, headers });
+}

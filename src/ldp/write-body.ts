@@ -1,0 +1,45 @@
+import { limitedBody, readLimitedText } from '../http/body.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { parseRdf } from '../rdf/convert.ts';
+import { acceptedRdfInputs, isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
+import { essenceOf } from '../storage/media-types.ts';
+import type { PutBody } from '../storage/types.ts';
+import { isAclPath } from './auxiliary.ts';
+import { urlFor, type LdpContext } from './context.ts';
+
+export interface WriteBody {
+  body: PutBody;
+  contentType: string;
+  /** Set for RDF bodies, which are parsed (and so validated) before anything is stored. */
+  quads?: Awaited<ReturnType<typeof parseRdf>>;
+}
+
+/** Content type of a write; Solid requires one. */
+export function requireContentType(request: Request): string {
+  const contentType = request.headers.get('content-type');
+  if (!contentType || !contentType.trim()) {
+    throw new HttpProblem(400, 'A Content-Type header is required to store a resource.', { type: 'missing-content-type' });
+  }
+  return contentType.trim();
+}
+
+/**
+ * The body of a PUT or POST, validated where its type is RDF. Non-RDF bodies stream straight through,
+ * cut off at the size limit.
+ */
+export async function readWriteBody(ctx: LdpContext, path: string): Promise<WriteBody> {
+  const contentType = requireContentType(ctx.request);
+  const essence = essenceOf(contentType);
+  const limit = ctx.config.maxBodySize;
+  const isAcl = isAclPath(path);
+  if (isAcl && essence !== JSON_LD && essence !== TURTLE) {
+    throw new HttpProblem(415, 'ACL documents must be JSON-LD (application/ld+json) or Turtle (text/turtle).', { type: 'unsupported-media-type' });
+  }
+  if (!isRdfType(contentType)) return { body: limitedBody(ctx.request, limit), contentType };
+  if (!isAcl && !acceptedRdfInputs(ctx.config.conneg).includes(essence)) {
+    throw new HttpProblem(415, `${essence} is accepted only with content negotiation enabled (start the server with --conneg, SVC_CONNEG=true or "conneg": true). Without it, send JSON-LD (application/ld+json).`, { type: 'conneg-disabled' });
+  }
+  const text = await readLimitedText(ctx.request, limit);
+  const quads = await parseRdf(text, essence, urlFor(ctx, path));
+  return { body: text, contentType, quads };
+}

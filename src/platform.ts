@@ -1,0 +1,12 @@
+import type { StorageDriver } from './storage/types.ts';
+
+/** Everything the core needs from the runtime it runs on. `src/` asks; `runtimes/*` supply. */
+export interface Platform {
+  /** Name of the runtime, for messages: node, deno, bun, workers. */
+  readonly runtime: string;
+  readonly storage: StorageDriver;
+  /** One line of log output (the request log and startup notices). */
+  log(line: string): void;
+  /** Milliseconds since the epoch; injectable so tests control time. */
+  now?(): number;
+}

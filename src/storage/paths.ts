@@ -1,0 +1,93 @@
+/** Storage path arithmetic and the safety rules every request path must pass. */
+
+export const MAX_PATH_BYTES = 2048;
+export const MAX_SEGMENT_BYTES = 255;
+
+/** Segment suffixes and prefixes the drivers use for their own files; never valid resource names. */
+export const RESERVED_SUFFIX = '.svc-meta';
+export const RESERVED_PREFIX = '.svc-tmp';
+
+export class PathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PathError';
+  }
+}
+
+export function isContainerPath(path: string): boolean {
+  return path.endsWith('/');
+}
+
+/** The container holding a path; the root's parent is null. */
+export function parentOf(path: string): string | null {
+  if (path === '/') return null;
+  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.slice(0, trimmed.lastIndexOf('/') + 1);
+}
+
+/** Last segment, with a trailing `/` for containers. */
+export function nameOf(path: string): string {
+  if (path === '/') return '';
+  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
+  return path.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+/** Ancestor containers from the root down, excluding the path itself. */
+export function ancestorsOf(path: string): string[] {
+  const result: string[] = [];
+  for (let p = parentOf(path); p !== null; p = parentOf(p)) result.push(p);
+  return result.reverse();
+}
+
+export function checkSegment(segment: string): void {
+  if (segment === '') throw new PathError('empty path segment');
+  if (segment === '.' || segment === '..') throw new PathError('dot segments are not allowed');
+  if (segment.includes('/')) throw new PathError('encoded slashes are not allowed');
+  if (segment.includes('\\')) throw new PathError('backslashes are not allowed');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(segment)) throw new PathError('control characters are not allowed');
+  if (utf8Length(segment) > MAX_SEGMENT_BYTES) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+  if (segment.endsWith(RESERVED_SUFFIX) || segment.startsWith(RESERVED_PREFIX)) {
+    throw new PathError('this name is reserved for the server');
+  }
+}
+
+/**
+ * Turns a URL pathname (still percent-encoded) into a decoded storage path, refusing anything that could
+ * escape the data directory or alias another path.
+ */
+export function storagePathFromUrlPath(urlPath: string): string {
+  if (!urlPath.startsWith('/')) throw new PathError('the path must start with /');
+  if (urlPath.length > MAX_PATH_BYTES) throw new PathError(`the path is longer than ${MAX_PATH_BYTES} bytes`);
+  if (urlPath === '/') return '/';
+  const container = urlPath.endsWith('/');
+  const raw = urlPath.slice(1, container ? -1 : undefined).split('/');
+  const decoded = raw.map((segment) => {
+    let value: string;
+    try {
+      value = decodeURIComponent(segment);
+    } catch {
+      throw new PathError('the path has invalid percent-encoding');
+    }
+    checkSegment(value);
+    return value;
+  });
+  return '/' + decoded.join('/') + (container ? '/' : '');
+}
+
+/** Encodes a storage path for use in a URL. */
+export function urlPathFromStoragePath(path: string): string {
+  return path.split('/').map(encodeSegment).join('/');
+}
+
+const PATH_SAFE = /%(?:40|3A|24|2C|3B|3D|2B|26)/gi;
+
+/** Percent-encodes a segment but keeps the sub-delimiters RFC 3986 allows in a path readable. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(PATH_SAFE, (escape) => decodeURIComponent(escape));
+}
+
+const encoder = new TextEncoder();
+function utf8Length(value: string): number {
+  return encoder.encode(value).length;
+}

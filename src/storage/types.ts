@@ -1,0 +1,94 @@
+/**
+ * The resource storage contract. Paths are decoded, absolute storage paths: they start with `/`,
+ * containers end with `/`, and every segment has already passed `src/storage/paths.ts`.
+ */
+
+export interface ResourceMeta {
+  path: string;
+  isContainer: boolean;
+  /** Stored media type; containers have none. */
+  contentType?: string;
+  size: number;
+  /** Strong entity tag, without quotes. Changes with every write. */
+  etag: string;
+  /** Milliseconds since the epoch. */
+  modified: number;
+}
+
+export interface StoredBody {
+  meta: ResourceMeta;
+  body: ReadableStream<Uint8Array>;
+  /** Present when a byte range was served: the inclusive range actually read. */
+  range?: { start: number; end: number };
+}
+
+export type PutBody = ReadableStream<Uint8Array> | Uint8Array | string;
+
+export interface PutOptions {
+  contentType: string;
+  /** Compare-and-swap: write only when the current ETag equals this value. */
+  ifMatch?: string;
+  /** `'*'`: create only, fail when anything exists at the path. */
+  ifNoneMatch?: '*';
+}
+
+export interface PutResult {
+  meta: ResourceMeta;
+  /** True when nothing existed at the path before. */
+  created: boolean;
+  /** Containers created implicitly on the way, outermost first. */
+  createdContainers: string[];
+  /** Size of the replaced resource, 0 when created. */
+  previousSize: number;
+}
+
+export interface DeleteOptions {
+  ifMatch?: string;
+}
+
+export interface DriverCapabilities {
+  /** `get` can serve byte ranges without reading the whole body. */
+  ranges: boolean;
+  /** Create-only and compare-and-swap are atomic against other processes, not only this one. */
+  crossProcessAtomic: boolean;
+}
+
+export interface StorageDriver {
+  readonly name: string;
+  readonly capabilities: DriverCapabilities;
+  head(path: string): Promise<ResourceMeta | null>;
+  /** `range.end` is inclusive; the driver clamps it to the size. */
+  get(path: string, options?: { range?: { start: number; end?: number } }): Promise<StoredBody | null>;
+  /** Returns null when `ifMatch`/`ifNoneMatch` does not hold. Creates missing ancestor containers. */
+  put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null>;
+  /** Creates the container and its missing ancestors. Returns null when it already exists. */
+  createContainer(path: string): Promise<PutResult | null>;
+  /** Returns the deleted resource's metadata, or null when nothing was there or `ifMatch` failed. */
+  delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null>;
+  /** Direct children of a container, in no particular order. Throws NotFound for a missing container. */
+  list(container: string): AsyncIterable<ResourceMeta>;
+  /** Bytes used by every resource under the prefix (a container path). */
+  usage(prefix: string): Promise<number>;
+  close?(): Promise<void>;
+}
+
+export type StorageErrorCode =
+  /** A resource stands where a container is needed, or the reverse (`/a/x` vs `/a/x/`). */
+  | 'Conflict'
+  | 'NotEmpty'
+  | 'NotFound'
+  /** The body stream failed or was cut off; nothing was written. */
+  | 'BodyAborted';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  constructor(code: StorageErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageError';
+    this.code = code;
+  }
+}
+
+export function isStorageError(error: unknown, code?: StorageErrorCode): error is StorageError {
+  return error instanceof StorageError && (code === undefined || error.code === code);
+}

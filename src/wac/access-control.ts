@@ -1,0 +1,31 @@
+import type { AccessMode, AccessRequirement } from './modes.ts';
+import { ALL_MODES } from './modes.ts';
+
+/** Who is asking, as the authentication step found out. */
+export interface Caller {
+  /** WebID of the authenticated agent, null for anonymous. */
+  webId: string | null;
+  /** Value of the Origin header, null when absent. */
+  origin: string | null;
+}
+
+/** The authorization step the LDP handlers call before they touch storage. */
+export interface AccessControl {
+  /** Throws a 401/403 HttpProblem unless every requirement holds for the caller. */
+  require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void>;
+  /** The modes the caller and the public have on a path, for the WAC-Allow header. */
+  allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }>;
+}
+
+/** `--public`: every caller may do everything. */
+export const allowEverything: AccessControl = {
+  async require() {},
+  async allowedModes() {
+    return { user: ALL_MODES, public: ALL_MODES };
+  },
+};
+
+/** `user="read write",public="read"` — no space after the comma, as some client parsers need. */
+export function formatWacAllow(modes: { user: readonly AccessMode[]; public: readonly AccessMode[] }): string {
+  return `user="${modes.user.join(' ')}",public="${modes.public.join(' ')}"`;
+}
