@@ -50,6 +50,7 @@ export function createApp(config: Config, platform: Platform): App {
       config,
       platform,
       access,
+      changes: [],
     };
     return handleLdp(ctx, patchNotBuilt);
   });

@@ -65,9 +65,14 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
 
+  // Keep-alive connections that finish their request during shutdown become idle later; close those too.
   const close = () =>
     new Promise<void>((resolve) => {
-      server.close(() => resolve());
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      server.close(() => {
+        clearInterval(sweep);
+        resolve();
+      });
       server.closeIdleConnections();
     }).then(() => storage.close?.());
   return { server, url, close };

@@ -26,7 +26,7 @@ export const OPTIONS = [
   { key: 'host', flag: 'host', short: 'h', kind: 'string', arg: '<addr>', default: '0.0.0.0', help: 'bind address' },
   { key: 'root', flag: 'root', short: 'r', kind: 'string', arg: '<path>', default: './data', help: 'data directory' },
   { key: 'config', flag: 'config', short: 'c', kind: 'string', arg: '<file>', default: undefined, help: 'JSON config file (keys are the camel-case option names)' },
-  { key: 'storage', flag: 'storage', kind: 'choice', arg: '<driver>', choices: ['fs', 'memory'], default: 'fs', help: 'resource storage driver: fs (files under --root) or memory (lost on exit)' },
+  { key: 'storage', flag: 'storage', kind: 'choice', arg: '<driver>', choices: ['fs', 'memory', 'r2'], default: 'fs', help: 'resource storage driver: fs (files under --root), memory (lost on exit) or r2 (Cloudflare Workers only)' },
   { key: 'sslKey', flag: 'ssl-key', kind: 'string', arg: '<path>', default: undefined, help: 'TLS private key (PEM); with --ssl-cert serves HTTPS' },
   { key: 'sslCert', flag: 'ssl-cert', kind: 'string', arg: '<path>', default: undefined, help: 'TLS certificate (PEM)' },
   { key: 'maxBodySize', flag: 'max-body-size', kind: 'size', arg: '<size>', default: '100MB', help: 'largest request body accepted (413 beyond)' },

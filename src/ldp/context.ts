@@ -13,6 +13,13 @@ export interface LdpContext {
   readonly config: Config;
   readonly platform: Platform;
   readonly access: AccessControl;
+  /** What this request changed, filled in by the write handlers; the app publishes it after the response. */
+  readonly changes: Change[];
+}
+
+export interface Change {
+  path: string;
+  kind: 'create' | 'update' | 'delete';
 }
 
 /** Absolute URL of a storage path on the server the request came to. */

@@ -49,6 +49,7 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
     throw error;
   }
   if (!deleted) throw new HttpProblem(412, 'The resource changed while the request was processed.', { type: 'precondition-failed' });
+  ctx.changes.push({ path, kind: 'delete' });
   if (!isAclPath(path)) await storage.delete(path + '.acl').catch(() => null);
   const headers = await resourceHeaders(ctx, path);
   return new Response(null, { status: 204, headers });

@@ -4,6 +4,7 @@ import { checkSegment } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { created, resourceHeaders } from './respond.ts';
+import { recordPut } from './put.ts';
 import { readWriteBody } from './write-body.ts';
 
 /** Does the Link header ask for a container (`<ldp#BasicContainer>; rel="type"`)? */
@@ -49,7 +50,10 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
   }
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const storage = ctx.platform.storage;
-  if (!(await storage.head(path))) await storage.createContainer(path);
+  if (!(await storage.head(path))) {
+    const made = await storage.createContainer(path);
+    if (made) recordPut(ctx, path, made);
+  }
 
   const container = wantsContainer(ctx.request);
   const slug = safeSlug(ctx.request);
@@ -65,6 +69,7 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
     const result = container
       ? await storage.createContainer(target)
       : await storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' });
+    if (result) recordPut(ctx, target, result);
     if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
     if (write && typeof write.body !== 'string') break;
   }

@@ -1,7 +1,7 @@
 import { parseEtagList } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
-import type { PutOptions, ResourceMeta } from '../storage/types.ts';
+import type { PutOptions, PutResult, ResourceMeta } from '../storage/types.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { created, resourceHeaders } from './respond.ts';
 import { readWriteBody } from './write-body.ts';
@@ -32,6 +32,12 @@ export function writePreconditions(request: Request, current: ResourceMeta | nul
   return options;
 }
 
+/** Records a successful write and the containers it created on the way. */
+export function recordPut(ctx: LdpContext, path: string, result: PutResult): void {
+  for (const container of result.createdContainers) ctx.changes.push({ path: container, kind: 'create' });
+  ctx.changes.push({ path, kind: result.created ? 'create' : 'update' });
+}
+
 export async function handlePut(ctx: LdpContext): Promise<Response> {
   const { path } = ctx;
   const storage = ctx.platform.storage;
@@ -47,6 +53,7 @@ export async function handlePut(ctx: LdpContext): Promise<Response> {
     writePreconditions(ctx.request, null);
     const result = await storage.createContainer(path);
     if (!result) throw new HttpProblem(409, 'A container already exists at this URL.', { type: 'container-exists' });
+    recordPut(ctx, path, result);
     return created(await resourceHeaders(ctx, path, result.meta), urlFor(ctx, path), result.meta);
   }
 
@@ -54,6 +61,7 @@ export async function handlePut(ctx: LdpContext): Promise<Response> {
   const { body, contentType } = await readWriteBody(ctx, path);
   const result = await storage.put(path, body, { contentType, ...conditions });
   if (!result) throw preconditionFailed('The resource changed while the request was processed (precondition no longer holds).');
+  recordPut(ctx, path, result);
   const headers = await resourceHeaders(ctx, path, result.meta);
   if (result.created) return created(headers, urlFor(ctx, path), result.meta);
   return new Response(null, { status: 204, headers });

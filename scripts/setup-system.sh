@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the system programs the tests use (beyond Node and npm), from Debian's packages.
+# Safe to run again: it installs only what is missing. Needs root (or sudo) and apt-get.
+set -euo pipefail
+
+needed=()
+command -v git >/dev/null 2>&1 || needed+=(git)
+command -v curl >/dev/null 2>&1 || needed+=(curl)
+command -v openssl >/dev/null 2>&1 || needed+=(openssl)
+
+if [ ${#needed[@]} -eq 0 ]; then
+  echo "setup-system: everything needed is present"
+  exit 0
+fi
+
+echo "setup-system: installing ${needed[*]}"
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends "${needed[@]}"

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { envNameOf, OPTIONS } from '../../src/config/options.ts';
+import { ConfigError, resolveConfig, unavailableFeatures } from '../../src/config/resolve.ts';
+import { formatSize, parseSize } from '../../src/config/sizes.ts';
+
+describe('option table', () => {
+  it('covers every option of the spec with SVC_ env names and camel-case keys', () => {
+    const flags = OPTIONS.map((o) => o.flag);
+    for (const flag of ['port', 'host', 'root', 'config', 'ssl-key', 'ssl-cert', 'conneg', 'notifications', 'idp', 'idp-issuer',
+      'subdomains', 'base-domain', 'databrowser', 'databrowser-cdn', 'databrowser-module', 'databrowser-version', 'ui-shell', 'git',
+      'nostr', 'nostr-path', 'nostr-max-events', 'invite-only', 'webid-tls', 'default-quota', 'activitypub', 'ap-username',
+      'ap-display-name', 'ap-summary', 'ap-nostr-pubkey', 'public', 'read-only', 'live-reload', 'docdb', 'docdb-url',
+      'docdb-database', 'single-user', 'single-user-name', 'quiet']) {
+      expect(flags).toContain(flag);
+    }
+    const port = OPTIONS.find((o) => o.key === 'port')!;
+    expect(envNameOf(port)).toBe('SVC_PORT');
+    expect(envNameOf(OPTIONS.find((o) => o.key === 'sslKey')!)).toBe('SVC_SSL_KEY');
+    expect(envNameOf(OPTIONS.find((o) => o.key === 'defaultQuota')!)).toBe('SVC_DEFAULT_QUOTA');
+  });
+});
+
+describe('resolveConfig', () => {
+  it('uses the defaults of the spec', () => {
+    const config = resolveConfig({});
+    expect(config).toMatchObject({ port: 3000, host: '0.0.0.0', root: './data', conneg: false, storage: 'fs', nostrPath: '/relay' });
+    expect(config.defaultQuota).toBe(50 * 1024 * 1024);
+  });
+
+  it('applies flag > environment > config file > default', () => {
+    const file = { port: 4000, conneg: true, root: '/from-file' };
+    expect(resolveConfig({ file }).port).toBe(4000);
+    expect(resolveConfig({ file, env: { SVC_PORT: '5000' } }).port).toBe(5000);
+    expect(resolveConfig({ file, env: { SVC_PORT: '5000' }, flags: { port: '6000' } }).port).toBe(6000);
+    expect(resolveConfig({ file, env: { SVC_CONNEG: '0' } }).conneg).toBe(false);
+    expect(resolveConfig({ file, env: { SVC_READ_ONLY: 'true' } }).readOnly).toBe(true);
+    expect(resolveConfig({ file, env: { SVC_READ_ONLY: '1' } }).readOnly).toBe(true);
+  });
+
+  it('stops on bad values and names the option', () => {
+    expect(() => resolveConfig({ flags: { port: 'abc' } })).toThrow(/--port/);
+    expect(() => resolveConfig({ env: { SVC_PORT: '70000' } })).toThrow(/SVC_PORT/);
+    expect(() => resolveConfig({ env: { SVC_DEFAULT_QUOTA: '12XB' } })).toThrow(/SVC_DEFAULT_QUOTA/);
+    expect(() => resolveConfig({ env: { SVC_CONNEG: 'maybe' } })).toThrow(ConfigError);
+    expect(() => resolveConfig({ file: { storage: 'tape' } })).toThrow(/config key "storage"/);
+  });
+
+  it('refuses unknown config-file keys', () => {
+    expect(() => resolveConfig({ file: { prot: 3000 } })).toThrow(/Unknown config key "prot"/);
+  });
+
+  it('reports options whose feature is not built yet', () => {
+    expect(unavailableFeatures(resolveConfig({}))).toEqual([]);
+    const notYet = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
+    if (notYet) expect(unavailableFeatures(resolveConfig({ flags: { [notYet.key]: true } })).join()).toContain(`--${notYet.flag}`);
+  });
+});
+
+describe('sizes', () => {
+  it('parses B, KB, MB, GB, TB with binary multipliers, case-insensitive, decimals allowed', () => {
+    expect(parseSize('500KB')).toBe(500 * 1024);
+    expect(parseSize('50mb')).toBe(50 * 1024 ** 2);
+    expect(parseSize('1.5GB')).toBe(1.5 * 1024 ** 3);
+    expect(parseSize('1TB')).toBe(1024 ** 4);
+    expect(parseSize('42')).toBe(42);
+    expect(parseSize('0')).toBe(0);
+    expect(parseSize('12XB')).toBeNull();
+    expect(parseSize('-1MB')).toBeNull();
+    expect(formatSize(1536)).toBe('1.5 KB');
+  });
+});

@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSvc, type RunningSvc } from '../support/server.ts';
+
+const run = promisify(execFile);
+
+/** Sends a request with the path exactly as given (fetch would normalise dot segments away). */
+function rawGet(base: string, path: string): Promise<number> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('svc start over real HTTP with the fs driver', () => {
+  let server: RunningSvc;
+  beforeAll(async () => {
+    server = await startSvc(['-q', '--public']);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('does the README walk-through with curl: PUT, GET, POST, list, DELETE', async () => {
+    const curl = (...args: string[]) => run('curl', ['-s', '-S', ...args]);
+    const put = await curl('-i', '-X', 'PUT', '-H', 'Content-Type: text/plain', '--data-binary', 'hello pod', `${server.base}/notes/hello.txt`);
+    expect(put.stdout).toMatch(/^HTTP\/1.1 201/);
+    expect((await curl(`${server.base}/notes/hello.txt`)).stdout).toBe('hello pod');
+    const post = await curl('-i', '-X', 'POST', '-H', 'Content-Type: application/ld+json', '-H', 'Slug: card',
+      '--data-binary', '{"@id": "#me", "http://xmlns.com/foaf/0.1/name": "Alice"}', `${server.base}/notes/`);
+    expect(post.stdout).toMatch(/^HTTP\/1.1 201/);
+    expect(post.stdout).toMatch(new RegExp(`location: ${server.base}/notes/card`, 'i'));
+    const listing = JSON.parse((await curl(`${server.base}/notes/`)).stdout);
+    expect(JSON.stringify(listing)).toContain(`${server.base}/notes/card`);
+    const deleted = await curl('-i', '-X', 'DELETE', `${server.base}/notes/hello.txt`);
+    expect(deleted.stdout).toMatch(/^HTTP\/1.1 204/);
+  });
+
+  it('keeps files readable on disk with their content type preserved', async () => {
+    await fetch(`${server.base}/disk/note`, { method: 'PUT', body: 'plain words', headers: { 'Content-Type': 'text/plain' } });
+    expect(await readFile(join(server.root, 'disk', 'note'), 'utf8')).toBe('plain words');
+    const response = await fetch(`${server.base}/disk/note`);
+    expect(response.headers.get('content-type')).toBe('text/plain');
+    const listing = await (await fetch(`${server.base}/disk/`)).text();
+    expect(listing).not.toContain('svc-meta');
+  });
+
+  it('refuses dot segments and backslashes in the raw path', async () => {
+    for (const path of ['/a/../../etc/passwd', '/a/%2e%2e/b', '/./a', '/a\\b', '/a%5Cb']) {
+      expect(await rawGet(server.base, path)).toBe(400);
+    }
+  });
+
+  it('streams a large body to disk and back', async () => {
+    const size = 8 * 1024 * 1024;
+    const bytes = new Uint8Array(size).map((_, i) => i % 251);
+    const put = await fetch(`${server.base}/big/blob.bin`, { method: 'PUT', body: bytes, headers: { 'Content-Type': 'application/octet-stream' } });
+    expect(put.status).toBe(201);
+    const back = new Uint8Array(await (await fetch(`${server.base}/big/blob.bin`)).arrayBuffer());
+    expect(back.length).toBe(size);
+    expect(back[size - 1]).toBe((size - 1) % 251);
+  });
+});
+
+describe('svc start with TLS', () => {
+  it('serves HTTPS with --ssl-key and --ssl-cert', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'svc-tls-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1']);
+    const server = await startSvc(['-q', '--public', '--ssl-key', key, '--ssl-cert', cert]);
+    try {
+      expect(server.base.startsWith('https://')).toBe(true);
+      const { stdout } = await run('curl', ['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', `${server.base}/`]);
+      expect(stdout).toBe('200');
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,4 @@
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { runStorageContract } from './contract.ts';
+
+runStorageContract('memory', async () => new MemoryDriver());

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const SVC_BIN = join(import.meta.dirname, '..', '..', 'bin', 'svc.js');
+
+export interface RunningSvc {
+  /** Base URL on 127.0.0.1 without a trailing slash. */
+  base: string;
+  root: string;
+  process: ChildProcess;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `svc start` as a real process on a free loopback port with a fresh data directory. */
+export async function startSvc(args: string[] = [], env: Record<string, string> = {}): Promise<RunningSvc> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
+  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc did not start:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /svc listening on (https?:\/\/[^\s/]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => reject(new Error(`svc exited before listening:\n${output}`)));
+  });
+  return {
+    base,
+    root,
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      await rm(root, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Runs `svc` with arguments to completion and returns its exit code and output. */
+export async function runSvc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
