@@ -1,30 +1,40 @@
 import { Hono } from 'hono';
 import type { Config } from './config/options.ts';
-import { anonymous, type Authenticator } from './auth/authenticate.ts';
+import { createSecurity } from './auth/security.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
-import { HttpProblem } from './http/problem.ts';
 import type { LdpContext } from './ldp/context.ts';
-import { handleLdp, type PatchHandler } from './ldp/handler.ts';
+import { handleLdp } from './ldp/handler.ts';
+import { handlePatch } from './ldp/patch.ts';
 import type { Platform } from './platform.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
-import { allowEverything, type AccessControl } from './wac/access-control.ts';
+import { InviteStore, redeemInvite } from './invites/store.ts';
+import { rateLimiter } from './limits/rate-limit.ts';
+import { oncePerRequest } from './limits/once-per-request.ts';
+import { podCreationHandler, type PodCreationHooks } from './pods/create.ts';
+import { initPodQuota } from './quota/record.ts';
+import { createNotifications } from './notifications/feature.ts';
+import type { UpgradeAnswer } from './notifications/socket.ts';
+import { withQuotas } from './quota/with-quotas.ts';
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
+  /** Startup work (root ACL, pod registry, token key). Runtimes call it at start; the first request awaits it anyway. */
+  init(): Promise<void>;
+  /** With --notifications: answers a WebSocket upgrade request the runtime received (null: not a WebSocket endpoint). */
+  upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
 }
 
-const patchNotBuilt: PatchHandler = async () => {
-  throw new HttpProblem(501, 'PATCH is not available yet on this server.', { type: 'not-implemented' });
-};
-
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
-export function createApp(config: Config, platform: Platform): App {
+export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
+  // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
+  const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
+  const security = createSecurity(config, quotaPlatform);
+  const { platform, access } = security;
+  const authenticate = oncePerRequest(security.authenticate);
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
-  const access: AccessControl = allowEverything;
-  const authenticate: Authenticator = anonymous;
 
   if (!config.quiet) {
     app.use('*', async (c, next) => {
@@ -38,6 +48,24 @@ export function createApp(config: Config, platform: Platform): App {
     applyCors(c.req.raw, c.res.headers);
   });
   app.onError((error) => errorToResponse(error, log));
+  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate }));
+  app.use('*', async (_c, next) => {
+    await security.init();
+    await next();
+  });
+
+  const invites = new InviteStore(platform.storage, now);
+  const podHooks: PodCreationHooks = {
+    admit: config.inviteOnly ? (fields, create) => redeemInvite(invites, fields.invite, create) : undefined,
+    created: async (podRoot) => void (await initPodQuota(platform.storage, podRoot, config.defaultQuota)),
+  };
+  const createPod = podCreationHandler({ ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, readOnly: config.readOnly, now, log, hooks: podHooks });
+  app.post('/.pods', (c) => createPod(c.req.raw));
+
+  const notifications = config.notifications
+    ? createNotifications({ storage: platform.storage, access, authenticate, requireRead: config.notificationsAuth, log, now })
+    : null;
+  notifications?.register(app);
 
   app.all('*', async (c) => {
     const request = c.req.raw;
@@ -52,8 +80,10 @@ export function createApp(config: Config, platform: Platform): App {
       access,
       changes: [],
     };
-    return handleLdp(ctx, patchNotBuilt);
+    const response = await handleLdp(ctx, handlePatch);
+    if (notifications && response.status < 400) notifications.publish(ctx.changes);
+    return response;
   });
 
-  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never) };
+  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init: security.init, ...(notifications && { upgradeWebSocket: notifications.upgrade }) };
 }

@@ -9,4 +9,6 @@ export interface Platform {
   log(line: string): void;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?(): number;
+  /** Address of the peer that sent a request; `env` is what the runtime passed to `fetch` with it. */
+  clientAddress?(request: Request, env: unknown): string | undefined;
 }

@@ -1,12 +1,16 @@
 import { cac } from 'cac';
 import { OPTIONS, type OptionSpec } from '../../src/config/options.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
+import { ADMIN_COMMANDS, declareAdminCommands, runAdminCommand } from './commands/index.ts';
 import { commandHelp, globalHelp, type CommandHelp } from './help.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
+import { mintPodToken } from './token.ts';
 
 const COMMANDS: CommandHelp[] = [
   { name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' },
+  { name: 'token', usage: 'svc token <pod> [options]', summary: 'Print a fresh bearer token for an existing pod.', optionKeys: ['root', 'config', 'storage', 'tokenTtl'] },
+  ...ADMIN_COMMANDS,
 ];
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -42,9 +46,12 @@ async function runStart(flags: Record<string, unknown>): Promise<void> {
 export async function main(argv: string[]): Promise<void> {
   const cli = cac('svc');
   const start = cli.command('start', 'Start the pod server');
+  const token = cli.command('token <pod>', 'Print a fresh bearer token for a pod');
+  declareAdminCommands(cli);
   for (const spec of OPTIONS as readonly OptionSpec[]) {
     const long = `--${spec.flag}${spec.arg ? ' ' + spec.arg : ''}`;
     start.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
+    token.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
   }
   start.option('--help', 'show help');
   cli.option('--help', 'show help');
@@ -75,6 +82,12 @@ export async function main(argv: string[]): Promise<void> {
     if (value !== undefined) flags[spec.key] = Array.isArray(value) ? value.at(-1) : value;
   }
   if (commandName === 'start') await runStart(flags);
+  if (commandName === 'token') {
+    if (!parsed.args[0]) fail('name the pod: svc token <pod>.');
+    process.stdout.write((await mintPodToken(await loadConfig(flags, process.env), String(parsed.args[0]))) + '\n');
+  }
+  const adminOutput = await runAdminCommand(commandName, parsed.args, parsed.options, () => loadConfig(flags, process.env));
+  if (adminOutput !== null) process.stdout.write(adminOutput + '\n');
 }
 
 main(process.argv).catch((error) => {

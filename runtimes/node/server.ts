@@ -1,4 +1,4 @@
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -9,6 +9,7 @@ import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import { openStorage } from './storage.ts';
+import { attachWebSockets } from './websocket.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
 const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
@@ -38,9 +39,10 @@ export async function startServer(config: Config, log: (line: string) => void): 
   for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
 
   const storage = await openStorage(config);
-  const platform: Platform = { runtime: 'node', storage, log };
+  const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };
   const app = createApp(config, platform);
-  const listener = getRequestListener((request) => app.fetch(request));
+  await app.init();
+  const listener = getRequestListener((request, env) => app.fetch(request, env));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (UNSAFE_RAW_PATH.test(rawPathOf(req.url))) {
       void sendProblem(res, 400, 'Invalid path: dot segments and backslashes are not allowed.');
@@ -53,6 +55,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const server: Server = tls
     ? createHttpsServer({ key: await readFile(config.sslKey!), cert: await readFile(config.sslCert!) }, handle)
     : createHttpServer(handle);
+  const webSockets = app.upgradeWebSocket ? attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -68,6 +71,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   // Keep-alive connections that finish their request during shutdown become idle later; close those too.
   const close = () =>
     new Promise<void>((resolve) => {
+      webSockets?.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {
         clearInterval(sweep);

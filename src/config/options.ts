@@ -31,7 +31,8 @@ export const OPTIONS = [
   { key: 'sslCert', flag: 'ssl-cert', kind: 'string', arg: '<path>', default: undefined, help: 'TLS certificate (PEM)' },
   { key: 'maxBodySize', flag: 'max-body-size', kind: 'size', arg: '<size>', default: '100MB', help: 'largest request body accepted (413 beyond)' },
   { key: 'conneg', flag: 'conneg', kind: 'boolean', default: false, help: 'enable Turtle (and N-Triples) content negotiation' },
-  { key: 'notifications', flag: 'notifications', kind: 'boolean', default: false, help: 'enable WebSocket change notifications', notYet: 'WebSocket notifications' },
+  { key: 'notifications', flag: 'notifications', kind: 'boolean', default: false, help: 'enable WebSocket change notifications (solid-0.1 and WebSocketChannel2023)' },
+  { key: 'notificationsAuth', flag: 'notifications-auth', kind: 'boolean', default: false, help: 'solid-0.1 subscriptions need WAC Read (bearer token on the upgrade request)' },
   { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider', notYet: 'the built-in identity provider' },
   { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP (default: derived from the request)', notYet: 'the built-in identity provider' },
   { key: 'subdomains', flag: 'subdomains', kind: 'boolean', default: false, help: 'serve one subdomain per pod', notYet: 'subdomain mode' },
@@ -45,15 +46,16 @@ export const OPTIONS = [
   { key: 'nostr', flag: 'nostr', kind: 'boolean', default: false, help: 'enable the Nostr relay', notYet: 'the Nostr relay' },
   { key: 'nostrPath', flag: 'nostr-path', kind: 'string', arg: '<path>', default: '/relay', help: 'relay WebSocket path', notYet: 'the Nostr relay' },
   { key: 'nostrMaxEvents', flag: 'nostr-max-events', kind: 'integer', arg: '<n>', default: 1000, help: 'maximum events kept in relay memory', notYet: 'the Nostr relay' },
-  { key: 'inviteOnly', flag: 'invite-only', kind: 'boolean', default: false, help: 'require an invite code to register', notYet: 'invite-only registration' },
+  { key: 'inviteOnly', flag: 'invite-only', kind: 'boolean', default: false, help: 'require an invite code (`svc invite create`) to create a pod' },
   { key: 'webidTls', flag: 'webid-tls', kind: 'boolean', default: false, help: 'enable WebID-TLS client certificate authentication', notYet: 'WebID-TLS' },
-  { key: 'defaultQuota', flag: 'default-quota', kind: 'size', arg: '<size>', default: '50MB', help: 'default storage quota per pod (0 = unlimited)', notYet: 'storage quotas' },
+  { key: 'defaultQuota', flag: 'default-quota', kind: 'size', arg: '<size>', default: '50MB', help: 'storage quota of each new pod (0 = unlimited); change one pod with `svc quota set`' },
   { key: 'activitypub', flag: 'activitypub', kind: 'boolean', default: false, help: 'enable ActivityPub federation', notYet: 'ActivityPub' },
   { key: 'apUsername', flag: 'ap-username', kind: 'string', arg: '<name>', default: 'me', help: 'ActivityPub username', notYet: 'ActivityPub' },
   { key: 'apDisplayName', flag: 'ap-display-name', kind: 'string', arg: '<name>', default: undefined, help: 'ActivityPub display name (default: the username)', notYet: 'ActivityPub' },
   { key: 'apSummary', flag: 'ap-summary', kind: 'string', arg: '<text>', default: undefined, help: 'ActivityPub bio', notYet: 'ActivityPub' },
   { key: 'apNostrPubkey', flag: 'ap-nostr-pubkey', kind: 'string', arg: '<hex>', default: undefined, help: '64-character hex Nostr public key linked to the identity', notYet: 'ActivityPub' },
   { key: 'public', flag: 'public', kind: 'boolean', default: false, help: 'allow unauthenticated access, skipping ACL checks' },
+  { key: 'tokenTtl', flag: 'token-ttl', kind: 'duration', arg: '<duration>', default: '30d', help: 'lifetime of bearer tokens from pod creation and `svc token` (e.g. 12h, 30d)' },
   { key: 'readOnly', flag: 'read-only', kind: 'boolean', default: false, help: 'refuse PUT, POST, DELETE and PATCH (405)' },
   { key: 'liveReload', flag: 'live-reload', kind: 'boolean', default: false, help: 'auto-refresh browsers on file changes', notYet: 'live reload' },
   { key: 'docdb', flag: 'docdb', kind: 'boolean', default: false, help: 'enable the document-database-backed /db/ route', notYet: 'the /db/ route' },
@@ -61,13 +63,20 @@ export const OPTIONS = [
   { key: 'docdbDatabase', flag: 'docdb-database', kind: 'string', arg: '<name>', default: 'solid', help: 'document database name', notYet: 'the /db/ route' },
   { key: 'singleUser', flag: 'single-user', kind: 'boolean', default: false, help: 'create one pod at startup and disable registration', notYet: 'single-user mode' },
   { key: 'singleUserName', flag: 'single-user-name', kind: 'string', arg: '<name>', default: 'me', help: 'name of that pod; an empty string puts the pod at the root', notYet: 'single-user mode' },
+  { key: 'rateLimit', flag: 'rate-limit', kind: 'boolean', default: true, help: 'apply the rate limits below (429 with Retry-After); `--no-rate-limit` switches them all off' },
+  { key: 'rateLimitRequests', flag: 'rate-limit-requests', kind: 'integer', arg: '<n>', default: 100, help: 'requests per client IP per minute (0 = no limit)' },
+  { key: 'rateLimitWrites', flag: 'rate-limit-writes', kind: 'integer', arg: '<n>', default: 60, help: 'writes (PUT, POST, PATCH, DELETE) per identity (WebID, else IP) per minute (0 = no limit)' },
+  { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts per client IP per minute (0 = no limit)' },
+  { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)' },
+  { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP per 24 hours (0 = no limit)' },
+  { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it)' },
   { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
 ] as const satisfies readonly OptionSpec[];
 
 type Spec = (typeof OPTIONS)[number];
 type ValueOf<S extends Spec> = S['kind'] extends 'boolean'
   ? boolean
-  : S['kind'] extends 'integer' | 'port' | 'size'
+  : S['kind'] extends 'integer' | 'port' | 'size' | 'duration'
     ? number
     : string;
 type Required<S extends Spec> = S['default'] extends undefined ? ValueOf<S> | undefined : ValueOf<S>;

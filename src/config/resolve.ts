@@ -1,6 +1,15 @@
 import { envNameOf, OPTIONS, OPTION_BY_KEY, type Config, type OptionSpec } from './options.ts';
 import { parseSize } from './sizes.ts';
 
+const SECONDS_PER_UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+
+/** `30d`, `12h`, `90s`, or a bare number of seconds, as whole seconds; null when it is not a duration. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+)\s*([smhdw]?)\s*$/i.exec(text);
+  if (!match) return null;
+  return Number(match[1]) * SECONDS_PER_UNIT[(match[2] || 's').toLowerCase()]!;
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,6 +49,11 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: Source)
     case 'size': {
       const value = typeof raw === 'number' ? raw : parseSize(String(raw));
       if (value === null || !Number.isFinite(value) || value < 0) return fail('a size such as 500KB, 50MB or 1GB');
+      return value;
+    }
+    case 'duration': {
+      const value = typeof raw === 'number' ? raw : parseDuration(String(raw));
+      if (value === null || !Number.isFinite(value) || value <= 0) return fail('a duration such as 90s, 15m, 12h, 30d or 2w (a bare number is seconds)');
       return value;
     }
     case 'url': {

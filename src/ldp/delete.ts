@@ -9,7 +9,7 @@ import { isStorageRoot, resourceHeaders } from './respond.ts';
 export async function handleDelete(ctx: LdpContext): Promise<Response> {
   const { path } = ctx;
   const parent = parentOf(path);
-  if (parent === null || isStorageRoot(path)) {
+  if (parent === null || isStorageRoot(ctx, path)) {
     throw new HttpProblem(405, 'The root of a storage cannot be deleted.', {
       type: 'method-not-allowed',
       headers: { Allow: 'OPTIONS, HEAD, GET, POST, PUT, PATCH' },

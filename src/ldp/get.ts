@@ -6,6 +6,7 @@ import { JSON_LD, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { ResourceMeta } from '../storage/types.ts';
+import { podRootResponse } from '../pods/profile.ts';
 import { isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { listingToJsonLd, listingToQuads, readListing } from './listing.ts';
@@ -35,10 +36,13 @@ function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Head
   return null;
 }
 
-/** Representations offered for a stored RDF type: the stored form first, so it streams without conversion. */
+/**
+ * Representations offered for a stored RDF type, in the order ties are broken: JSON-LD first (the native form,
+ * so a wildcard Accept gets it), then the other outputs, then under --conneg the stored form itself (e.g. N3).
+ */
 function offersFor(ctx: LdpContext, storedType: string): string[] {
   const outputs = rdfOutputs(ctx.config.conneg);
-  return outputs.includes(storedType) ? [storedType, ...outputs.filter((t) => t !== storedType)] : [...outputs];
+  return ctx.config.conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
 }
 
 function notAcceptable(offers: readonly string[]): HttpProblem {
@@ -58,6 +62,8 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const headers = await resourceHeaders(ctx, path, meta);
     const early = preconditionResponse(ctx, meta, headers);
     if (early) return early;
+    const podRoot = await podRootResponse(ctx, meta, headers, headOnly);
+    if (podRoot) return podRoot;
     const offers = rdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);
     if (!type) throw notAcceptable(offers);

@@ -4,19 +4,21 @@ import { acceptedRdfInputs } from '../rdf/media.ts';
 import { isContainerPath } from '../storage/paths.ts';
 import type { ResourceMeta } from '../storage/types.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
+import { isPodRoot } from '../pods/registry.ts';
+import { addNotificationHeaders } from '../notifications/discovery.ts';
 import { aclPathFor, isAclPath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 
-/** Is this path the root of a storage (a `pim:Storage`)? Pods mark their roots too. */
-export function isStorageRoot(path: string): boolean {
-  return path === '/';
+/** Is this path the root of a storage (a `pim:Storage`): the server root or a pod root? */
+export function isStorageRoot(ctx: Pick<LdpContext, 'platform'>, path: string): boolean {
+  return path === '/' || isPodRoot(ctx.platform.storage, path);
 }
 
 /** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
 export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<Headers> {
   const headers = new Headers();
   const isContainer = isContainerPath(path);
-  let link = typeLinks(isContainer, isStorageRoot(path));
+  let link = typeLinks(isContainer, isStorageRoot(ctx, path));
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
   headers.set('Link', link);
   headers.set('Allow', allowFor(isContainer));
@@ -26,6 +28,7 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
   headers.set('MS-Author-Via', 'SPARQL');
   headers.set('Vary', VARY);
   headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, path)));
+  if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers);
   if (meta) {
     headers.set('ETag', formatEtag(meta.etag));
     headers.set('Last-Modified', new Date(meta.modified).toUTCString());

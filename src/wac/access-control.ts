@@ -7,6 +7,10 @@ export interface Caller {
   webId: string | null;
   /** Value of the Origin header, null when absent. */
   origin: string | null;
+  /** Origin of the URL the request came to: IRIs with it count as this server's, and it names the auth realm. */
+  serverOrigin?: string;
+  /** Why credentials that came with the request were not accepted (the caller is then anonymous). */
+  credentialError?: string;
 }
 
 /** The authorization step the LDP handlers call before they touch storage. */

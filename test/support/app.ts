@@ -15,9 +15,9 @@ export interface TestApp {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
-/** An app over the memory driver, configured as with command-line flags. */
+/** An app over the memory driver, configured as with command-line flags. Rate limits are off unless a test turns them on. */
 export function makeApp(flags: Record<string, unknown> = {}, storage: StorageDriver = new MemoryDriver()): TestApp {
-  const config = resolveConfig({ flags: { quiet: true, ...flags } });
+  const config = resolveConfig({ flags: { quiet: true, rateLimit: false, ...flags } });
   const logs: string[] = [];
   const app = createApp(config, { runtime: 'test', storage, log: (line) => logs.push(line) });
   return {

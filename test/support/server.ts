@@ -15,11 +15,14 @@ export interface RunningSvc {
   stop(): Promise<number | null>;
 }
 
-/** Starts `svc start` as a real process on a free loopback port with a fresh data directory. */
+/**
+ * Starts `svc start` as a real process on a free loopback port with a fresh data directory. Rate limits are
+ * off (SVC_RATE_LIMIT=false) unless the test passes `--rate-limit` or its own SVC_RATE_LIMIT.
+ */
 export async function startSvc(args: string[] = [], env: Record<string, string> = {}): Promise<RunningSvc> {
   const root = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
   const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

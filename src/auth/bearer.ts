@@ -1,0 +1,62 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import type { Caller } from '../wac/access-control.ts';
+import type { Authenticator } from './authenticate.ts';
+
+/** Our tokens name this issuer and audience, so no other JWT signed elsewhere with HS256 passes. */
+const ISSUER = 'urn:svc:bearer';
+const ALGORITHM = 'HS256';
+
+/** Signs a token for a WebID on this server, valid for `ttlSeconds`. */
+export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: number, nowMs: number): Promise<string> {
+  const now = Math.floor(nowMs / 1000);
+  return new SignJWT({ webid: webId })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(ISSUER)
+    .setSubject(webId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds)
+    .sign(key);
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the bearer token has expired';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the bearer token signature is not valid';
+  if (error instanceof errors.JOSEError) return 'the bearer token is malformed or was not issued by this server';
+  return 'the bearer token could not be verified';
+}
+
+/**
+ * The WebID a token vouches for, moved to the origin the request came to: our tokens only speak for
+ * WebIDs on this server, so a pod keeps working under another host name or behind a proxy.
+ */
+function localWebId(claimed: string, serverOrigin: string): string {
+  const url = new URL(claimed);
+  return serverOrigin + url.pathname + url.hash;
+}
+
+/** `Authorization: Bearer <token>` with a token this server signed; anything else leaves the caller anonymous. */
+export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => number): Authenticator {
+  return async (request) => {
+    const serverOrigin = new URL(request.url).origin;
+    const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin };
+    const header = request.headers.get('authorization');
+    if (!header) return caller;
+    const [scheme, token, ...rest] = header.trim().split(/\s+/);
+    if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) {
+      return { ...caller, credentialError: `the ${scheme ?? 'empty'} authorization scheme is not supported here; send "Bearer <token>"` };
+    }
+    try {
+      const { payload } = await jwtVerify(token, await key(), {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: ISSUER,
+        currentDate: new Date(now()),
+      });
+      if (typeof payload.webid !== 'string') return { ...caller, credentialError: 'the bearer token names no WebID' };
+      return { ...caller, webId: localWebId(payload.webid, serverOrigin) };
+    } catch (error) {
+      return { ...caller, credentialError: reasonOf(error) };
+    }
+  };
+}

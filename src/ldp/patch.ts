@@ -1,0 +1,106 @@
+import { Store } from 'n3';
+import { readLimitedText } from '../http/body.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
+import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
+import { parseN3Patch } from '../rdf/n3-patch.ts';
+import { applyPatch, patchNeeds, type PatchOperation } from '../rdf/patch-apply.ts';
+import { parseSparqlUpdate } from '../rdf/sparql-update.ts';
+import { KeyedLock } from '../storage/keyed-lock.ts';
+import { essenceOf, mediaTypeForName } from '../storage/media-types.ts';
+import { parentOf } from '../storage/paths.ts';
+import type { PutResult, StorageDriver } from '../storage/types.ts';
+import type { AccessRequirement } from '../wac/modes.ts';
+import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
+import { urlFor, type LdpContext } from './context.ts';
+import { recordPut, writePreconditions } from './put.ts';
+import { created, resourceHeaders } from './respond.ts';
+
+const N3_PATCH = 'text/n3';
+const SPARQL_UPDATE = 'application/sparql-update';
+
+/** Another process may write between our read and our compare-and-swap; retry a few times before giving up. */
+const MAX_ATTEMPTS = 5;
+
+/** One lock table per storage, so PATCHes to one resource run one after another however many apps share it. */
+const locks = new WeakMap<StorageDriver, KeyedLock>();
+
+function lockFor(storage: StorageDriver): KeyedLock {
+  let lock = locks.get(storage);
+  if (!lock) locks.set(storage, (lock = new KeyedLock()));
+  return lock;
+}
+
+function parsePatchBody(contentType: string | null, text: string, targetUrl: string): PatchOperation[] {
+  const essence = contentType ? essenceOf(contentType) : '';
+  if (essence === N3_PATCH) return [parseN3Patch(text, targetUrl)];
+  if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl);
+  throw new HttpProblem(415, `A PATCH body must be ${N3_PATCH} (N3 Patch) or ${SPARQL_UPDATE} (SPARQL Update), not ${essence || 'untyped'}.`, {
+    type: 'unsupported-patch-type',
+    headers: { 'Accept-Patch': `${N3_PATCH}, ${SPARQL_UPDATE}` },
+  });
+}
+
+/** Solid Protocol: conditions need Read, insertions Append, deletions Read and Write. */
+function requirementsFor(path: string, operations: readonly PatchOperation[], exists: boolean): AccessRequirement[] {
+  const needs = patchNeeds(operations);
+  const requirements: AccessRequirement[] = [{ path, anyOf: needs.deletes ? ['write'] : ['append', 'write'] }];
+  if (needs.reads || needs.deletes) requirements.push({ path, anyOf: ['read'] });
+  const parent = parentOf(path);
+  if (!exists && parent !== null) requirements.push({ path: parent, anyOf: ['append', 'write'] });
+  return requirements;
+}
+
+/** A resource created by PATCH is JSON-LD, or Turtle when its name says so and Turtle is accepted there. */
+function typeForNewResource(ctx: LdpContext, path: string): string {
+  const turtleAllowed = ctx.config.conneg || isAclPath(path);
+  return turtleAllowed && mediaTypeForName(path.slice(path.lastIndexOf('/') + 1)) === TURTLE ? TURTLE : JSON_LD;
+}
+
+async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[]): Promise<PutResult | null> {
+  const { path } = ctx;
+  const storage = ctx.platform.storage;
+  const stored = await storage.get(path);
+  // Checks If-Match / If-None-Match; the write below is a compare-and-swap on the version just read anyway.
+  writePreconditions(ctx.request, stored?.meta ?? null);
+  const baseUrl = urlFor(ctx, path);
+  const contentType = stored?.meta.contentType ?? typeForNewResource(ctx, path);
+  if (stored && !isRdfType(contentType)) {
+    await stored.body.cancel();
+    throw new HttpProblem(415, `PATCH applies only to RDF resources; this one is ${essenceOf(contentType)}.`, { type: 'patch-non-rdf' });
+  }
+  const document = stored
+    ? await parseRdfDocument(await new Response(stored.body).text(), essenceOf(contentType), baseUrl)
+    : { quads: [], prefixes: {}, context: undefined };
+  const store = new Store(document.quads);
+  applyPatch(store, operations);
+  const body = await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
+  return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
+}
+
+/** PATCH with N3 Patch or SPARQL Update: parsed, checked, applied atomically and stored in the resource's own type. */
+export async function handlePatch(ctx: LdpContext): Promise<Response> {
+  const { path } = ctx;
+  if (path.endsWith('/')) throw new HttpProblem(409, 'PATCH cannot modify a container; its listing is managed by the server.', { type: 'patch-container' });
+  if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
+  const storage = ctx.platform.storage;
+  const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
+  const operations = parsePatchBody(ctx.request.headers.get('content-type'), text, urlFor(ctx, path));
+  const current = await storage.head(path);
+  await ctx.access.require(ctx.caller, requirementsFor(path, operations, current !== null));
+
+  const result = await lockFor(storage).run(path, async () => {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const written = await patchOnce(ctx, operations);
+      if (written) return written;
+      if (ctx.request.headers.has('if-match') || ctx.request.headers.has('if-none-match')) {
+        throw new HttpProblem(412, 'The resource changed while the patch was applied, so the precondition no longer holds.', { type: 'precondition-failed' });
+      }
+    }
+    throw new HttpProblem(409, 'The resource kept changing while the patch was applied; retry the request.', { type: 'patch-write-conflict' });
+  });
+  recordPut(ctx, path, result);
+  const headers = await resourceHeaders(ctx, path, result.meta);
+  if (result.created) return created(headers, urlFor(ctx, path), result.meta);
+  return new Response(null, { status: 204, headers });
+}

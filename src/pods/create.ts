@@ -1,0 +1,97 @@
+import { mintToken } from '../auth/bearer.ts';
+import { readLimitedText } from '../http/body.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { essenceOf } from '../storage/media-types.ts';
+import { urlPathFromStoragePath } from '../storage/paths.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { podFiles } from './layout.ts';
+import { checkPodName } from './names.ts';
+import { podRecordPath, podRootOf, rememberPodRoot, type PodRecord } from './registry.ts';
+
+export interface PodCreationDeps {
+  storage: StorageDriver;
+  tokenKey(): Promise<Uint8Array>;
+  tokenTtlSeconds: number;
+  readOnly: boolean;
+  now(): number;
+  log(line: string): void;
+  /** Steps other features add around the creation (invite redemption, the quota record). */
+  hooks?: PodCreationHooks;
+}
+
+export interface PodCreationHooks {
+  /** Wraps the creation: may refuse it (throw) and sees whether it failed. Gets the request's JSON fields. */
+  admit?<T>(fields: Record<string, unknown>, create: () => Promise<T>): Promise<T>;
+  /** Runs after the pod is written, before the answer. */
+  created?(podRoot: string): Promise<void>;
+}
+
+const MAX_REQUEST_BYTES = 16 * 1024;
+
+async function readName(request: Request): Promise<{ name: string; fields: Record<string, unknown> }> {
+  const type = request.headers.get('content-type');
+  if (!type || essenceOf(type) !== 'application/json') {
+    throw new HttpProblem(415, 'Send the pod request as JSON: Content-Type: application/json with {"name": "..."}.', { type: 'unsupported-media-type' });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readLimitedText(request, MAX_REQUEST_BYTES));
+  } catch (error) {
+    if (error instanceof HttpProblem) throw error;
+    throw new HttpProblem(400, `The body is not valid JSON: ${(error as Error).message}`, { type: 'invalid-json' });
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpProblem(400, 'The body must be a JSON object with a "name" string.', { type: 'invalid-pod-name' });
+  }
+  return { name: checkPodName((body as { name?: unknown }).name), fields: body as Record<string, unknown> };
+}
+
+/**
+ * Writes a pod all-or-nothing. Creating the root container is the lock (create-only: one winner); the
+ * record under /.server/pods/ is written last and marks the pod complete. On failure, everything this
+ * call wrote is deleted again, innermost first.
+ */
+async function writePod(storage: StorageDriver, name: string, record: PodRecord): Promise<void> {
+  const root = podRootOf(name);
+  if (!(await storage.createContainer(root))) {
+    throw new HttpProblem(409, `The pod name "${name}" is taken.`, { type: 'pod-exists' });
+  }
+  const written: string[] = [root];
+  try {
+    for (const file of podFiles(name)) {
+      const result = await storage.put(root + file.path, file.body, { contentType: file.contentType, ifNoneMatch: '*' });
+      if (!result) throw new Error(`${root}${file.path} appeared while the pod was being created`);
+      written.push(...result.createdContainers, result.meta.path);
+    }
+    const stored = await storage.put(podRecordPath(name), JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    if (!stored) throw new Error(`the pod record of "${name}" already exists`);
+  } catch (error) {
+    for (const path of written.reverse()) await storage.delete(path).catch(() => null);
+    throw error;
+  }
+}
+
+/** `POST /.pods` with `{"name": "..."}`: creates the pod and answers with its WebID and a bearer token. */
+export function podCreationHandler(deps: PodCreationDeps): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (deps.readOnly) {
+      throw new HttpProblem(405, 'This server is read-only (--read-only): no pods can be created.', { type: 'read-only', headers: { Allow: 'GET, HEAD, OPTIONS' } });
+    }
+    const { name, fields } = await readName(request);
+    const origin = new URL(request.url).origin;
+    const podUri = origin + urlPathFromStoragePath(podRootOf(name));
+    const webId = podUri + '#me';
+    const create = async () => {
+      await writePod(deps.storage, name, { name, webId, created: new Date(deps.now()).toISOString() });
+      await deps.hooks?.created?.(podRootOf(name));
+    };
+    await (deps.hooks?.admit ? deps.hooks.admit(fields, create) : create());
+    rememberPodRoot(deps.storage, podRootOf(name));
+    deps.log(`created pod ${name} (${webId})`);
+    const token = await mintToken(await deps.tokenKey(), webId, deps.tokenTtlSeconds, deps.now());
+    return new Response(JSON.stringify({ name, webId, podUri, token }), {
+      status: 201,
+      headers: { 'Content-Type': 'application/json', Location: podUri, 'Cache-Control': 'no-store' },
+    });
+  };
+}

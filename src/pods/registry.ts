@@ -1,0 +1,47 @@
+import type { StorageDriver } from '../storage/types.ts';
+
+/** One record per pod, written last when a pod is created: its presence means the pod is complete. */
+export const POD_RECORDS = '/.server/pods/';
+
+export interface PodRecord {
+  name: string;
+  /** WebID as it was first minted; tokens for it work under any host name of this server. */
+  webId: string;
+  created: string;
+}
+
+export function podRecordPath(name: string): string {
+  return `${POD_RECORDS}${name}.json`;
+}
+
+export function podRootOf(name: string): string {
+  return `/${name}/`;
+}
+
+/** Pod roots per storage, so `isStorageRoot` stays a set lookup on the request path. */
+const rootsByStorage = new WeakMap<StorageDriver, Set<string>>();
+
+export function isPodRoot(storage: StorageDriver, path: string): boolean {
+  return rootsByStorage.get(storage)?.has(path) ?? false;
+}
+
+export function rememberPodRoot(storage: StorageDriver, root: string): void {
+  let roots = rootsByStorage.get(storage);
+  if (!roots) rootsByStorage.set(storage, (roots = new Set()));
+  roots.add(root);
+}
+
+/** Reads the pod records at startup. */
+export async function loadPodRoots(storage: StorageDriver): Promise<void> {
+  if (!(await storage.head(POD_RECORDS))) return;
+  for await (const member of storage.list(POD_RECORDS)) {
+    const match = /^\/\.server\/pods\/(.+)\.json$/.exec(member.path);
+    if (match) rememberPodRoot(storage, podRootOf(match[1]!));
+  }
+}
+
+export async function readPodRecord(storage: StorageDriver, name: string): Promise<PodRecord | null> {
+  const stored = await storage.get(podRecordPath(name));
+  if (!stored) return null;
+  return JSON.parse(await new Response(stored.body).text()) as PodRecord;
+}

@@ -1,0 +1,72 @@
+import { aclPathFor } from '../ldp/auxiliary.ts';
+import { parentOf } from '../storage/paths.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { parseAclDocument, type Authorization } from './acl-document.ts';
+
+/** The ACL document that governs a resource, and whether it was found on the resource or inherited. */
+export interface EffectiveAcl {
+  /** Path of the resource or container whose ACL document applies. */
+  governedBy: string;
+  inherited: boolean;
+  authorizations: readonly Authorization[];
+}
+
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Parsed ACL documents by path, absent ones included, so a warm lookup is a walk of map hits. Any write
+ * to an `.acl` calls `invalidate`; a load that raced with a write is not kept (the generation moved).
+ */
+export class AclCache {
+  readonly #storage: StorageDriver;
+  readonly #log: (line: string) => void;
+  readonly #documents = new Map<string, readonly Authorization[] | null>();
+  #generation = 0;
+
+  constructor(storage: StorageDriver, log: (line: string) => void) {
+    this.#storage = storage;
+    this.#log = log;
+  }
+
+  invalidate(aclPath: string): void {
+    this.#generation += 1;
+    this.#documents.delete(aclPath);
+  }
+
+  /** The nearest ACL document from the path up to the root; null when there is none at all. */
+  async effectiveAcl(path: string): Promise<EffectiveAcl | null> {
+    for (let current: string | null = path; current !== null; current = parentOf(current)) {
+      const authorizations = await this.#document(aclPathFor(current));
+      if (authorizations) return { governedBy: current, inherited: current !== path, authorizations };
+    }
+    return null;
+  }
+
+  async #document(aclPath: string): Promise<readonly Authorization[] | null> {
+    const cached = this.#documents.get(aclPath);
+    if (cached !== undefined) return cached;
+    const generation = this.#generation;
+    const loaded = await this.#load(aclPath);
+    if (generation === this.#generation) {
+      if (this.#documents.size >= MAX_ENTRIES) this.#documents.clear();
+      this.#documents.set(aclPath, loaded);
+    }
+    return loaded;
+  }
+
+  async #load(aclPath: string): Promise<readonly Authorization[] | null> {
+    const stored = await this.#storage.get(aclPath);
+    if (!stored || stored.meta.isContainer) {
+      await stored?.body.cancel();
+      return null;
+    }
+    const text = await new Response(stored.body).text();
+    try {
+      return await parseAclDocument(text, stored.meta.contentType, aclPath);
+    } catch (error) {
+      // An unreadable ACL still governs its resource: it grants nothing rather than falling back to a parent.
+      this.#log(`warning: the ACL document ${aclPath} cannot be parsed and grants nothing: ${(error as Error).message}`);
+      return [];
+    }
+  }
+}

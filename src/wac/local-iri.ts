@@ -1,0 +1,40 @@
+import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
+
+/**
+ * ACL documents are parsed against this origin, so relative IRIs (what the server itself writes) stay
+ * recognisably local and one parsed ACL serves every host name the server is reached under.
+ */
+export const LOCAL_ORIGIN = 'http://svc-local.invalid';
+
+/** Base IRI for parsing a stored document at a storage path. */
+export function localBase(path: string): string {
+  return LOCAL_ORIGIN + urlPathFromStoragePath(path);
+}
+
+/**
+ * An IRI in comparable form: `/path#fragment` (URL-encoded) when it points at this server — written
+ * relative, or absolute with the origin the request came to — otherwise the absolute IRI unchanged.
+ */
+export function localizeIri(iri: string, serverOrigin: string | undefined): string {
+  let url: URL;
+  try {
+    url = new URL(iri);
+  } catch {
+    return iri;
+  }
+  if (url.origin === LOCAL_ORIGIN || (serverOrigin !== undefined && url.origin === serverOrigin)) {
+    return url.pathname + url.hash;
+  }
+  return iri;
+}
+
+/** The storage path a localized IRI names (fragment dropped), or null when it is not on this server. */
+export function storagePathOfLocal(local: string): string | null {
+  if (!local.startsWith('/')) return null;
+  const hash = local.indexOf('#');
+  try {
+    return storagePathFromUrlPath(hash === -1 ? local : local.slice(0, hash));
+  } catch {
+    return null;
+  }
+}

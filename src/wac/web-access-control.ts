@@ -1,0 +1,84 @@
+import { HttpProblem } from '../http/problem.ts';
+import { isAclPath, subjectOfAcl } from '../ldp/auxiliary.ts';
+import { parentOf } from '../storage/paths.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { AclCache } from './acl-cache.ts';
+import type { AccessControl, Caller } from './access-control.ts';
+import { GroupReader, grantedModes, type Subject } from './evaluate.ts';
+import { localizeIri } from './local-iri.ts';
+import { ALL_MODES, type AccessMode, type AccessRequirement } from './modes.ts';
+
+function subjectOf(caller: Caller): Subject {
+  return {
+    webId: caller.webId === null ? null : localizeIri(caller.webId, caller.serverOrigin),
+    foreignOrigin: caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : null,
+  };
+}
+
+/** `WWW-Authenticate` for a 401: both schemes a client may use, and why a sent token failed. */
+export function authenticateChallenge(caller: Caller): string {
+  const realm = `realm="${caller.serverOrigin ?? 'svc'}"`;
+  const error = caller.credentialError ? `, error="invalid_token", error_description="${caller.credentialError.replace(/["\\]/g, '')}"` : '';
+  return `Bearer ${realm}${error}, DPoP ${realm}`;
+}
+
+function denied(caller: Caller, requirement: AccessRequirement): HttpProblem {
+  if (caller.webId === null) {
+    const detail = caller.credentialError
+      ? `The credentials sent were not accepted (${caller.credentialError}), and anonymous access is not allowed here.`
+      : 'Authentication is required to access this resource.';
+    return new HttpProblem(401, detail, { type: 'unauthenticated', headers: { 'WWW-Authenticate': authenticateChallenge(caller) } });
+  }
+  const modes = requirement.anyOf.join(' or ');
+  return new HttpProblem(403, `${caller.webId} does not have ${modes} access here.`, { type: 'forbidden' });
+}
+
+/**
+ * An ACL document is auxiliary: creating or deleting one needs Control on its subject only, so the
+ * requirement handlers derive for its container (as for any member) does not apply.
+ */
+function withoutAuxiliaryParents(requirements: readonly AccessRequirement[]): readonly AccessRequirement[] {
+  const aclParents = new Set(requirements.filter((r) => isAclPath(r.path)).map((r) => parentOf(r.path)));
+  return aclParents.size === 0 ? requirements : requirements.filter((r) => isAclPath(r.path) || !aclParents.has(r.path));
+}
+
+/**
+ * Web Access Control: effective ACL from the nearest ACL document (cached), authorizations by agent,
+ * class, group and origin, and Control alone for ACL documents. No applicable ACL means deny.
+ */
+export class WebAccessControl implements AccessControl {
+  readonly cache: AclCache;
+  readonly #storage: StorageDriver;
+
+  constructor(storage: StorageDriver, log: (line: string) => void) {
+    this.#storage = storage;
+    this.cache = new AclCache(storage, log);
+  }
+
+  async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
+    const subject = subjectOf(caller);
+    const groups = new GroupReader(this.#storage, caller.serverOrigin);
+    for (const requirement of withoutAuxiliaryParents(requirements)) {
+      const modes = await this.#modes(requirement.path, subject, groups, caller.serverOrigin);
+      if (!requirement.anyOf.some((mode) => modes.has(mode))) throw denied(caller, requirement);
+    }
+  }
+
+  async allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }> {
+    const subject = subjectOf(caller);
+    const groups = new GroupReader(this.#storage, caller.serverOrigin);
+    const user = await this.#modes(path, subject, groups, caller.serverOrigin);
+    const anyone = subject.webId === null ? user : await this.#modes(path, { ...subject, webId: null }, groups, caller.serverOrigin);
+    return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
+  }
+
+  /** Modes on a path; on an ACL document every mode comes from Control over the resource it governs. */
+  async #modes(path: string, subject: Subject, groups: GroupReader, serverOrigin: string | undefined): Promise<Set<AccessMode>> {
+    if (isAclPath(path)) {
+      const governed = subjectOfAcl(path);
+      const modes = await grantedModes(await this.cache.effectiveAcl(governed), governed, subject, groups, serverOrigin);
+      return modes.has('control') ? new Set(ALL_MODES) : new Set();
+    }
+    return grantedModes(await this.cache.effectiveAcl(path), path, subject, groups, serverOrigin);
+  }
+}
