@@ -1,50 +1,75 @@
-import jsonld from 'jsonld';
 import { Parser, Writer, type Quad } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
-import { parseJsonLd } from './jsonld.ts';
+import { parseJsonLd, quadsToJsonLd } from './jsonld.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
+import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
 
-/** Parses an RDF document of a known type into quads; syntax errors are 400 problems with the parser's position. */
-export async function parseRdf(text: string, type: string, baseUrl: string): Promise<Quad[]> {
-  if (type === JSON_LD) return parseJsonLd(text, baseUrl);
-  const format = type === TURTLE ? 'text/turtle' : type === N_TRIPLES ? 'application/n-triples' : type === N3 ? 'text/n3' : null;
+/** An RDF document as parsed: its quads plus what helps write it back readably in the same style. */
+export interface RdfDocument {
+  quads: Quad[];
+  /** Turtle/N3 prefixes declared by the document. */
+  prefixes: Record<string, string>;
+  /** JSON-LD `@context` of the document. */
+  context?: unknown;
+}
+
+const N3_FORMATS: Record<string, string> = { [TURTLE]: 'text/turtle', [N_TRIPLES]: 'application/n-triples', [N3]: 'text/n3' };
+
+/** Parses an RDF document of a known type; syntax errors are 400 problems with the parser's line and column. */
+export async function parseRdfDocument(text: string, type: string, baseUrl: string): Promise<RdfDocument> {
+  if (type === JSON_LD) return { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) };
+  const format = N3_FORMATS[type];
   if (!format) throw new HttpProblem(415, `${type} is not an RDF type this server parses.`, { type: 'unsupported-media-type' });
+  const prefixes: Record<string, string> = {};
+  let quads: Quad[];
   try {
-    return new Parser({ format, baseIRI: baseUrl }).parse(text);
+    // Without a quad callback, n3 parses synchronously; the prefix callback collects the declarations.
+    quads = new Parser({ format, baseIRI: baseUrl }).parse(text, null, (name, iri) => {
+      prefixes[name] = typeof iri === 'string' ? iri : iri.value;
+    });
   } catch (error) {
-    throw new HttpProblem(400, `The body is not valid ${format}: ${(error as Error).message}`, { type: 'invalid-rdf' });
+    throw syntaxProblem(type, (error as Error).message, n3ErrorPosition(error));
+  }
+  return { quads, prefixes };
+}
+
+export async function parseRdf(text: string, type: string, baseUrl: string): Promise<Quad[]> {
+  return (await parseRdfDocument(text, type, baseUrl)).quads;
+}
+
+export interface SerializeHints {
+  prefixes?: Record<string, string>;
+  context?: unknown;
+}
+
+/** Turtle and N-Triples have no named graphs: refuse rather than silently merge or drop them. */
+function requireDefaultGraph(quads: Quad[], type: string): void {
+  if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
+    throw new HttpProblem(406, `This resource holds named graphs, which ${type} cannot express. Ask for application/ld+json.`, { type: 'not-acceptable' });
   }
 }
 
-function termToJsonLd(term: Quad['subject'] | Quad['object'] | Quad['graph']): Record<string, unknown> {
-  if (term.termType === 'Literal') {
-    return term.language
-      ? { termType: 'Literal', value: term.value, language: term.language, datatype: { termType: 'NamedNode', value: term.datatype.value } }
-      : { termType: 'Literal', value: term.value, datatype: { termType: 'NamedNode', value: term.datatype.value } };
-  }
-  if (term.termType === 'BlankNode') return { termType: 'BlankNode', value: `_:${term.value}` };
-  if (term.termType === 'DefaultGraph') return { termType: 'DefaultGraph', value: '' };
-  return { termType: term.termType, value: term.value };
-}
-
-/** Serializes quads as JSON-LD (expanded, lossless), Turtle or N-Triples. */
-export async function serializeQuads(quads: Quad[], type: string, baseUrl: string): Promise<string> {
-  if (type === JSON_LD) {
-    const dataset = quads.map((q) => ({
-      subject: termToJsonLd(q.subject),
-      predicate: termToJsonLd(q.predicate),
-      object: termToJsonLd(q.object),
-      graph: termToJsonLd(q.graph),
-    }));
-    const document = await jsonld.fromRDF(dataset as unknown as object, { useNativeTypes: false });
-    return JSON.stringify(document);
-  }
-  const format = type === TURTLE ? 'text/turtle' : 'application/n-triples';
-  const writer = new Writer({ format, baseIRI: type === TURTLE ? baseUrl : undefined });
+/** Serializes quads as JSON-LD (compacted when cheap), Turtle (relative IRIs, prefixes) or N-Triples. */
+export async function serializeQuads(quads: Quad[], type: string, baseUrl: string, hints: SerializeHints = {}): Promise<string> {
+  if (type === JSON_LD) return quadsToJsonLd(quads, { baseUrl, context: hints.context ?? contextFromPrefixes(hints.prefixes) });
+  requireDefaultGraph(quads, type);
+  const turtle = type === TURTLE;
+  const writer = new Writer({
+    format: turtle ? 'text/turtle' : 'application/n-triples',
+    ...(turtle ? { baseIRI: baseUrl, prefixes: hints.prefixes ?? {} } : {}),
+  });
   writer.addQuads(quads);
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
 
+/** A JSON-LD context of plain prefix definitions: safe for compaction, which then writes `foaf:name`. */
+function contextFromPrefixes(prefixes: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!prefixes) return undefined;
+  const usable = Object.entries(prefixes).filter(([name, iri]) => name !== '' && /[#/:]$/.test(iri));
+  return usable.length ? Object.fromEntries(usable) : undefined;
+}
+
 export async function convertRdf(text: string, from: string, to: string, baseUrl: string): Promise<string> {
-  return serializeQuads(await parseRdf(text, from, baseUrl), to, baseUrl);
+  const document = await parseRdfDocument(text, from, baseUrl);
+  return serializeQuads(document.quads, to, baseUrl, document);
 }

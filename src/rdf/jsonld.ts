@@ -1,22 +1,31 @@
 import jsonld from 'jsonld';
 import { DataFactory, type Quad, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
-import { BUNDLED_CONTEXTS } from './contexts.ts';
+import { bundledContext } from './contexts.ts';
+import { positionOfOffset, syntaxProblem } from './syntax-error.ts';
 
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
-function normalizeContextUrl(url: string): string {
-  return url.replace(/^http:/, 'https:').replace(/\/$/, '');
-}
-
-const bundled = new Map(Object.entries(BUNDLED_CONTEXTS).map(([url, doc]) => [normalizeContextUrl(url), doc]));
+/** Above this many quads, JSON-LD output stays in flat expanded form: compaction costs more than it is worth. */
+const COMPACTION_LIMIT = 5000;
 
 async function documentLoader(url: string) {
-  const document = bundled.get(normalizeContextUrl(url));
+  const document = bundledContext(url);
   if (!document) {
     throw new HttpProblem(400, `The JSON-LD context ${url} is not known to this server, and remote contexts are not fetched. Inline the context instead.`, { type: 'unknown-jsonld-context' });
   }
   return { contextUrl: undefined, documentUrl: url, document };
+}
+
+/** jsonld.js wraps loader errors; find our own problem inside. */
+function unwrap(error: unknown): unknown {
+  let current = error as { details?: { cause?: unknown }; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof HttpProblem) return current;
+    current = (current.details?.cause ?? current.cause) as typeof current;
+  }
+  return error;
 }
 
 interface JsonLdTerm {
@@ -24,6 +33,13 @@ interface JsonLdTerm {
   value: string;
   datatype?: { value: string };
   language?: string;
+}
+
+interface JsonLdQuad {
+  subject: JsonLdTerm;
+  predicate: JsonLdTerm;
+  object: JsonLdTerm;
+  graph: JsonLdTerm;
 }
 
 function toTerm(term: JsonLdTerm): Term {
@@ -39,35 +55,96 @@ function toTerm(term: JsonLdTerm): Term {
   }
 }
 
-function unwrap(error: unknown): unknown {
-  let current = error as { details?: { cause?: unknown }; cause?: unknown } | undefined;
-  for (let depth = 0; current && depth < 5; depth++) {
-    if (current instanceof HttpProblem) return current;
-    current = (current.details?.cause ?? current.cause) as typeof current;
+function fromTerm(term: Term): JsonLdTerm {
+  if (term.termType === 'Literal') {
+    return term.language
+      ? { termType: 'Literal', value: term.value, language: term.language, datatype: { value: term.datatype.value } }
+      : { termType: 'Literal', value: term.value, datatype: { value: term.datatype.value } };
   }
-  return error;
+  if (term.termType === 'BlankNode') return { termType: 'BlankNode', value: term.value };
+  if (term.termType === 'DefaultGraph') return { termType: 'DefaultGraph', value: '' };
+  return { termType: term.termType, value: term.value };
+}
+
+export interface ParsedJsonLd {
+  quads: Quad[];
+  /** The document's own `@context`, reused to write the document back in the same vocabulary. */
+  context?: unknown;
+}
+
+function jsonErrorPosition(text: string, error: Error) {
+  const offset = /at position (\d+)/.exec(error.message);
+  return offset ? positionOfOffset(text, Number(offset[1])) : undefined;
 }
 
 /** Parses a JSON-LD document into quads. Malformed JSON or JSON-LD is a 400 problem. */
-export async function parseJsonLd(text: string, baseUrl: string): Promise<Quad[]> {
+export async function parseJsonLd(text: string, baseUrl: string): Promise<ParsedJsonLd> {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new HttpProblem(400, `The body is not valid JSON: ${(error as Error).message}`, { type: 'invalid-json' });
+    throw syntaxProblem('JSON', (error as Error).message, jsonErrorPosition(text, error as Error), 'invalid-json');
   }
   if (typeof document !== 'object' || document === null) {
     throw new HttpProblem(400, 'A JSON-LD document must be a JSON object or array.', { type: 'invalid-jsonld' });
   }
-  let dataset: unknown[];
+  let dataset: JsonLdQuad[];
   try {
-    dataset = (await jsonld.toRDF(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.ToRdf)) as unknown[];
+    dataset = (await jsonld.toRDF(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.ToRdf)) as unknown as JsonLdQuad[];
   } catch (error) {
     const cause = unwrap(error);
     if (cause instanceof HttpProblem) throw cause;
-    throw new HttpProblem(400, `The body is not valid JSON-LD: ${(error as Error).message}`, { type: 'invalid-jsonld' });
+    const code = (error as { details?: { code?: string } }).details?.code;
+    throw new HttpProblem(400, `The body is not valid JSON-LD: ${(error as Error).message}${code ? ` (${code})` : ''}`, { type: 'invalid-jsonld' });
   }
-  return (dataset as { subject: JsonLdTerm; predicate: JsonLdTerm; object: JsonLdTerm; graph: JsonLdTerm }[]).map((q) =>
+  const quads = dataset.map((q) =>
     quad(toTerm(q.subject) as Quad['subject'], toTerm(q.predicate) as Quad['predicate'], toTerm(q.object) as Quad['object'], toTerm(q.graph) as Quad['graph']),
   );
+  const context = Array.isArray(document) ? undefined : (document as Record<string, unknown>)['@context'];
+  return { quads, context };
+}
+
+/**
+ * Turns canonical integers and booleans into JSON numbers and booleans. Only lexical forms that JSON-LD
+ * turns back into exactly the same literal are touched, so nothing is lost.
+ */
+function useNativeLiterals(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) useNativeLiterals(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  const value = record['@value'];
+  if (typeof value === 'string' && typeof record['@type'] === 'string') {
+    if (record['@type'] === `${XSD}integer` && /^-?(0|[1-9][0-9]{0,14})$/.test(value) && value !== '-0') {
+      record['@value'] = Number(value);
+      delete record['@type'];
+    } else if (record['@type'] === `${XSD}boolean` && (value === 'true' || value === 'false')) {
+      record['@value'] = value === 'true';
+      delete record['@type'];
+    }
+    return;
+  }
+  for (const child of Object.values(record)) useNativeLiterals(child);
+}
+
+export interface JsonLdOutput {
+  baseUrl: string;
+  /** Context to compact with; without one, only IRIs relative to the base are shortened. */
+  context?: unknown;
+}
+
+/**
+ * Serializes quads as JSON-LD. Compacted (readable, IRIs relative to the document) when the graph is small
+ * enough; compaction and expansion are inverse operations, so every triple, datatype and language survives.
+ */
+export async function quadsToJsonLd(quads: Quad[], output: JsonLdOutput): Promise<string> {
+  const dataset = quads.map((q) => ({ subject: fromTerm(q.subject), predicate: fromTerm(q.predicate), object: fromTerm(q.object), graph: fromTerm(q.graph) }));
+  const expanded = await jsonld.fromRDF(dataset as unknown as object, { useNativeTypes: false });
+  useNativeLiterals(expanded);
+  if (quads.length > COMPACTION_LIMIT) return JSON.stringify(expanded);
+  const context = (output.context ?? {}) as jsonld.ContextDefinition;
+  const compacted = await jsonld.compact(expanded, context, { base: output.baseUrl, documentLoader } as jsonld.Options.Compact);
+  return JSON.stringify(compacted);
 }

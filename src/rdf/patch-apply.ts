@@ -1,0 +1,125 @@
+import { DataFactory, Store, type Quad, type Term } from 'n3';
+import { HttpProblem } from '../http/problem.ts';
+
+const { blankNode, defaultGraph, quad } = DataFactory;
+
+/** A triple whose terms may be variables (and, in a where clause, blank nodes that act as variables). */
+export interface TriplePattern {
+  subject: Term;
+  predicate: Term;
+  object: Term;
+}
+
+/**
+ * One step of a patch, the common shape of an N3 InsertDeletePatch and a SPARQL update operation: find the
+ * single binding of `where`, then delete the bound `deletes` (which must all exist) and add the bound `inserts`.
+ */
+export interface PatchOperation {
+  where: TriplePattern[];
+  deletes: TriplePattern[];
+  inserts: TriplePattern[];
+}
+
+/** What a patch needs, for the access check made before the resource is read. */
+export function patchNeeds(operations: readonly PatchOperation[]): { reads: boolean; deletes: boolean; inserts: boolean } {
+  return {
+    reads: operations.some((op) => op.where.length > 0),
+    deletes: operations.some((op) => op.deletes.length > 0),
+    inserts: operations.some((op) => op.inserts.length > 0),
+  };
+}
+
+type Binding = Map<string, Term>;
+
+/** Variables and where-clause blank nodes are both placeholders; they live in separate name spaces. */
+function placeholderKey(term: Term): string | null {
+  if (term.termType === 'Variable') return `?${term.value}`;
+  if (term.termType === 'BlankNode') return `_:${term.value}`;
+  return null;
+}
+
+function termKey(term: Term): string {
+  if (term.termType === 'Literal') return `"${term.value}"@${term.language}^^${term.datatype.value}`;
+  return `${term.termType}:${term.value}`;
+}
+
+function resolve(term: Term, binding: Binding): Term | null {
+  const key = placeholderKey(term);
+  return key === null ? term : (binding.get(key) ?? null);
+}
+
+/** Depth-first join over the patterns; stops early once `limit` distinct variable bindings are found. */
+function findBindings(store: Store, patterns: readonly TriplePattern[], limit: number): Binding[] {
+  const found = new Map<string, Binding>();
+  const variables = [...new Set(patterns.flatMap((p) => [p.subject, p.predicate, p.object]).filter((t) => t.termType === 'Variable').map((t) => `?${t.value}`))];
+  const visit = (index: number, binding: Binding): void => {
+    if (found.size >= limit) return;
+    if (index === patterns.length) {
+      const key = variables.map((v) => termKey(binding.get(v)!)).join(' ');
+      if (!found.has(key)) found.set(key, binding);
+      return;
+    }
+    const pattern = patterns[index]!;
+    const [s, p, o] = [resolve(pattern.subject, binding), resolve(pattern.predicate, binding), resolve(pattern.object, binding)];
+    for (const match of store.getQuads(s, p, o, defaultGraph())) {
+      const next = new Map(binding);
+      const pairs: [Term, Term][] = [[pattern.subject, match.subject], [pattern.predicate, match.predicate], [pattern.object, match.object]];
+      let consistent = true;
+      for (const [placeholder, value] of pairs) {
+        const key = placeholderKey(placeholder);
+        if (key === null) continue;
+        const bound = next.get(key);
+        if (bound && !bound.equals(value)) consistent = false;
+        else next.set(key, value);
+      }
+      if (consistent) visit(index + 1, next);
+    }
+  };
+  visit(0, new Map());
+  return [...found.values()];
+}
+
+function conflict(detail: string, type: string): HttpProblem {
+  return new HttpProblem(409, detail, { type });
+}
+
+function instantiate(pattern: TriplePattern, binding: Binding, freshBlankNodes: Map<string, Term>): Quad {
+  const bind = (term: Term): Term => {
+    if (term.termType === 'Variable') {
+      const value = binding.get(`?${term.value}`);
+      if (!value) throw new HttpProblem(422, `The variable ?${term.value} is not bound by the where clause.`, { type: 'patch-unbound-variable' });
+      return value;
+    }
+    if (term.termType === 'BlankNode') {
+      if (!freshBlankNodes.has(term.value)) freshBlankNodes.set(term.value, blankNode());
+      return freshBlankNodes.get(term.value)!;
+    }
+    return term;
+  };
+  return quad(bind(pattern.subject) as Quad['subject'], bind(pattern.predicate) as Quad['predicate'], bind(pattern.object) as Quad['object'], defaultGraph());
+}
+
+function describe(q: Quad): string {
+  const show = (t: Term) => (t.termType === 'NamedNode' ? `<${t.value}>` : t.termType === 'Literal' ? JSON.stringify(t.value) : `_:${t.value}`);
+  return `${show(q.subject)} ${show(q.predicate)} ${show(q.object)}`;
+}
+
+/** Applies the operations in order to the default graph of the store; throws (changing nothing stored) on a conflict. */
+export function applyPatch(store: Store, operations: readonly PatchOperation[]): void {
+  for (const operation of operations) {
+    let binding: Binding = new Map();
+    if (operation.where.length > 0) {
+      const bindings = findBindings(store, operation.where, 2);
+      if (bindings.length === 0) throw conflict('The where clause matches nothing in the resource.', 'patch-no-match');
+      if (bindings.length > 1) throw conflict('The where clause matches more than one binding; make it specific enough to match exactly one.', 'patch-ambiguous-match');
+      binding = bindings[0]!;
+    }
+    const deletions = operation.deletes.map((pattern) => instantiate(pattern, binding, new Map()));
+    const missing = deletions.find((q) => !store.has(q));
+    if (missing) throw conflict(`The triple to delete is not in the resource: ${describe(missing)}.`, 'patch-delete-missing');
+    const freshBlankNodes = new Map<string, Term>();
+    const insertions = operation.inserts.map((pattern) => instantiate(pattern, binding, freshBlankNodes));
+    store.removeQuads(deletions);
+    store.addQuads(insertions);
+  }
+}

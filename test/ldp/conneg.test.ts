@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { parseRdf } from '../../src/rdf/convert.ts';
+import { canonical } from '../rdf/canonical.ts';
+import { BASE, makeApp } from '../support/app.ts';
+
+const TURTLE_DOC = '@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n<#me> a foaf:Person; foaf:name "Alice"@en; foaf:age 42; foaf:knows [ foaf:name "Bob" ].\n';
+const JSON_LD_DOC = JSON.stringify({ '@context': { foaf: 'http://xmlns.com/foaf/0.1/' }, '@id': '#me', 'foaf:name': { '@value': 'Alice', '@language': 'en' }, 'foaf:age': 42 });
+
+async function put(app: ReturnType<typeof makeApp>, path: string, type: string, body: string) {
+  return app.request(path, { method: 'PUT', headers: { 'Content-Type': type }, body });
+}
+
+describe('content negotiation with --conneg', () => {
+  const cases: [string, string][] = [
+    ['', 'application/ld+json'],
+    ['*/*', 'application/ld+json'],
+    ['text/turtle', 'text/turtle'],
+    ['application/n-triples', 'application/n-triples'],
+    ['text/turtle;q=0.5, application/ld+json;q=0.9', 'application/ld+json'],
+    ['application/ld+json;q=0.2, text/*;q=0.8', 'text/turtle'],
+    ['text/html;q=0.8, text/turtle', 'text/turtle'],
+  ];
+  for (const [accept, type] of cases) {
+    it(`Accept "${accept}" on a Turtle resource gets ${type} with the same triples`, async () => {
+      const app = makeApp({ conneg: true, public: true });
+      expect((await put(app, '/card', 'text/turtle', TURTLE_DOC)).status).toBe(201);
+      const response = await app.request('/card', { headers: accept ? { Accept: accept } : {} });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain(type);
+      const quads = await parseRdf(await response.text(), type, `${BASE}/card`);
+      expect(await canonical(quads)).toBe(await canonical(await parseRdf(TURTLE_DOC, 'text/turtle', `${BASE}/card`)));
+    });
+  }
+
+  it('answers 406 when nothing fits', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    await put(app, '/card', 'text/turtle', TURTLE_DOC);
+    const response = await app.request('/card', { headers: { Accept: 'image/png, text/turtle;q=0' } });
+    expect(response.status).toBe(406);
+    expect((await response.json()).detail).toContain('text/turtle');
+  });
+
+  it('negotiates by stored type, not by name: an extension-less Turtle resource and a .ttl-named JSON-LD one', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    await put(app, '/noext', 'text/turtle', TURTLE_DOC);
+    await put(app, '/looks-like.ttl', 'application/ld+json', JSON_LD_DOC);
+    const asJsonLd = await app.request('/noext', { headers: { Accept: 'application/ld+json' } });
+    expect(asJsonLd.headers.get('content-type')).toContain('application/ld+json');
+    expect((await parseRdf(await asJsonLd.text(), 'application/ld+json', `${BASE}/noext`)).length).toBe(5);
+    const asTurtle = await app.request('/looks-like.ttl', { headers: { Accept: 'text/turtle' } });
+    expect(asTurtle.headers.get('content-type')).toContain('text/turtle');
+    expect(await asTurtle.text()).toContain('"Alice"@en');
+  });
+
+  it('lists containers as Turtle too', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    await put(app, '/box/a', 'text/turtle', TURTLE_DOC);
+    const response = await app.request('/box/', { headers: { Accept: 'text/turtle' } });
+    expect(response.status).toBe(200);
+    const quads = await parseRdf(await response.text(), 'text/turtle', `${BASE}/box/`);
+    expect(quads.some((q) => q.predicate.value === 'http://www.w3.org/ns/ldp#contains' && q.object.value === `${BASE}/box/a`)).toBe(true);
+  });
+});
+
+describe('without --conneg', () => {
+  it('serves only JSON-LD and refuses Turtle bodies with a 415 that says how to enable them', async () => {
+    const app = makeApp({ public: true });
+    const refused = await put(app, '/card', 'text/turtle', TURTLE_DOC);
+    expect(refused.status).toBe(415);
+    expect((await refused.json()).detail).toContain('--conneg');
+    await put(app, '/card', 'application/ld+json', JSON_LD_DOC);
+    expect((await app.request('/card', { headers: { Accept: 'text/turtle' } })).status).toBe(406);
+    expect((await app.request('/card', { headers: { Accept: 'text/turtle, */*;q=0.1' } })).headers.get('content-type')).toContain('application/ld+json');
+  });
+});
+
+describe('malformed and unknown input', () => {
+  it('reports the line and column of a Turtle syntax error and stores nothing', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    const response = await put(app, '/bad', 'text/turtle', '<#a> <#b> <#c> .\n<#d> <#e> <#f> <#g> .\n');
+    expect(response.status).toBe(400);
+    const problem = await response.json();
+    expect(problem).toMatchObject({ line: 2, column: 16 });
+    expect(problem.detail).toContain('line 2');
+    expect(await app.storage.head('/bad')).toBeNull();
+  });
+
+  it('reports the line and column of a JSON syntax error', async () => {
+    const app = makeApp({ public: true });
+    const response = await put(app, '/bad', 'application/ld+json', '{\n  "@id": "#a",\n  oops\n}');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ line: 3, column: 3 });
+  });
+
+  it('refuses unknown remote contexts with a clear 400, and uses bundled ones without fetching', async () => {
+    const app = makeApp({ public: true });
+    const unknown = await put(app, '/x', 'application/ld+json', JSON.stringify({ '@context': 'https://example.org/ctx.jsonld', name: 'x' }));
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).type).toBe('urn:svc:problem:unknown-jsonld-context');
+    const note = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: '#note', type: 'Note', content: 'hi', publicKeyPem: 'PEM' };
+    expect((await put(app, '/note', 'application/ld+json', JSON.stringify(note))).status).toBe(201);
+    const client = { '@context': 'https://www.w3.org/ns/solid/oidc-context.jsonld', client_id: '#app', client_name: 'App', redirect_uris: ['https://app.example/cb'] };
+    expect((await put(app, '/client', 'application/ld+json', JSON.stringify(client))).status).toBe(201);
+  });
+});
