@@ -1,0 +1,41 @@
+import type { Config } from '../config/options.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export interface RateRule {
+  name: string;
+  limit: number;
+  windowMs: number;
+  /** `ip`: per client address; `identity`: per authenticated WebID, or per address for anonymous callers. */
+  per: 'ip' | 'identity';
+  /** Refused or failed requests give their hit back, so a typo does not cost a day (pod creation). */
+  countOnlySuccess?: boolean;
+  applies(method: string, pathname: string): boolean;
+}
+
+const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
+const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/login', '/idp/auth']);
+
+function isServerRoute(pathname: string): boolean {
+  return pathname === '/.pods' || pathname.startsWith('/idp/');
+}
+
+/** The spec's rate-limit table with the configured counts; a count of 0 drops the rule. */
+export function rateRules(config: Config): RateRule[] {
+  const rules: RateRule[] = [
+    { name: 'requests', limit: config.rateLimitRequests, windowMs: MINUTE, per: 'ip', applies: () => true },
+    {
+      name: 'writes',
+      limit: config.rateLimitWrites,
+      windowMs: MINUTE,
+      per: 'identity',
+      applies: (method, pathname) => WRITE_METHODS.has(method) && !isServerRoute(pathname),
+    },
+    { name: 'login', limit: config.rateLimitLogin, windowMs: MINUTE, per: 'ip', applies: (method, pathname) => method === 'POST' && LOGIN_PATHS.has(pathname) },
+    { name: 'register', limit: config.rateLimitRegister, windowMs: HOUR, per: 'ip', applies: (method, pathname) => method === 'POST' && pathname === '/idp/register' },
+    { name: 'pods', limit: config.rateLimitPods, windowMs: DAY, per: 'ip', countOnlySuccess: true, applies: (method, pathname) => method === 'POST' && pathname === '/.pods' },
+  ];
+  return rules.filter((rule) => rule.limit > 0);
+}

@@ -1,0 +1,58 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSvc } from '../support/server.ts';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-quota-cli-'));
+  await mkdir(join(root, 'alice', 'notes'), { recursive: true });
+  await writeFile(join(root, 'alice', 'a.txt'), 'x'.repeat(1000));
+  await writeFile(join(root, 'alice', 'notes', 'b'), 'y'.repeat(24));
+  await writeFile(join(root, 'alice', 'notes', 'b.svc-meta'), '{"contentType":"text/plain"}');
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const quotaFile = async () => JSON.parse(await readFile(join(root, 'alice', '.quota.json'), 'utf8'));
+
+describe('svc quota', () => {
+  it('reconciles used from the files under the pod, without .quota.json and driver sidecars', async () => {
+    await writeFile(join(root, 'alice', '.quota.json'), JSON.stringify({ limit: 5000, used: 7 }));
+    const { code, stdout } = await runSvc(['quota', 'reconcile', 'alice', '-r', root]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('was 7 bytes, now 1024 bytes');
+    expect(await quotaFile()).toEqual({ limit: 5000, used: 1024 });
+  });
+
+  it('sets a limit and shows used, limit, free and percent', async () => {
+    const set = await runSvc(['quota', 'set', 'alice', '2KB', '--root', root]);
+    expect(set.code).toBe(0);
+    expect(await quotaFile()).toEqual({ limit: 2048, used: 1024 });
+    const show = await runSvc(['quota', 'show', 'alice', '-r', root]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/used:\s+1 KB \(1024 bytes\)/);
+    expect(show.stdout).toMatch(/limit:\s+2 KB \(2048 bytes\)/);
+    expect(show.stdout).toMatch(/free:\s+1 KB \(1024 bytes\)/);
+    expect(show.stdout).toMatch(/percent:\s+50\.0%/);
+    const unlimited = await runSvc(['quota', 'set', 'alice', '0', '-r', root]);
+    expect(unlimited.stdout).toMatch(/limit:\s+unlimited/);
+  });
+
+  it('reads the data directory from a config file given with -c', async () => {
+    const config = join(root, 'svc.json');
+    await writeFile(config, JSON.stringify({ root }));
+    const { code, stdout } = await runSvc(['quota', 'set', 'alice', '1.5KB', '-c', config]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('1536 bytes');
+  });
+
+  it('stops with a clear message and exit code 1 for an unknown pod or a bad size', async () => {
+    const unknown = await runSvc(['quota', 'show', 'bob', '-r', root]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('there is no pod "bob"');
+    const badSize = await runSvc(['quota', 'set', 'alice', 'lots', '-r', root]);
+    expect(badSize.code).toBe(1);
+    expect(badSize.stderr).toContain('500KB');
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { resolveConfig } from '../../src/config/resolve.ts';
+import { MemoryCounterStore } from '../../src/limits/counter-store.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+
+const MINUTE = 60_000;
+
+/** An app with rate limits on, a clock the test moves, and the client address taken from a test header. */
+function limitedApp(flags: Record<string, unknown> = {}) {
+  const clock = { now: Date.parse('2026-03-01T12:00:00Z') };
+  const config = resolveConfig({ flags: { quiet: true, public: true, rateLimit: true, ...flags } });
+  const app = createApp(config, {
+    runtime: 'test',
+    storage: new MemoryDriver(),
+    log: () => undefined,
+    now: () => clock.now,
+    clientAddress: (request) => request.headers.get('x-test-peer') ?? '192.0.2.1',
+  });
+  const request = async (path: string, init: RequestInit & { peer?: string } = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (init.peer) headers.set('x-test-peer', init.peer);
+    return app.fetch(new Request('http://pod.test' + path, { ...init, headers }));
+  };
+  return { request, clock };
+}
+
+async function statuses(count: number, send: () => Promise<Response>): Promise<number[]> {
+  const result: number[] = [];
+  for (let i = 0; i < count; i++) result.push((await send()).status);
+  return result;
+}
+
+const createPod = (name: string) => ({ method: 'POST', body: JSON.stringify({ name }), headers: { 'Content-Type': 'application/json' } });
+
+describe('rate limits', () => {
+  it('allows 100 requests per IP per minute, then 429 with Retry-After and RateLimit headers', async () => {
+    const { request, clock } = limitedApp();
+    clock.now += 15_000;
+    const first = await request('/');
+    expect(first.headers.get('ratelimit-limit')).toBe('100');
+    expect(first.headers.get('ratelimit-remaining')).toBe('99');
+    expect(first.headers.get('ratelimit-reset')).toBe('45');
+    expect(new Set(await statuses(99, () => request('/')))).toEqual(new Set([200]));
+    const refused = await request('/');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('45');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect((await request('/', { peer: '192.0.2.2' })).status).toBe(200);
+    clock.now += 45_000;
+    expect((await request('/')).status).toBe(200);
+  });
+
+  it('allows 60 writes per identity per minute', async () => {
+    const { request, clock } = limitedApp();
+    const write = () => request('/w/x', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' } });
+    const results = await statuses(61, write);
+    expect(results.slice(0, 60).every((status) => status < 300)).toBe(true);
+    expect(results[60]).toBe(429);
+    expect((await request('/w/x')).status).toBe(200);
+    clock.now += MINUTE;
+    expect((await write()).status).toBe(204);
+  });
+
+  it('allows one pod per IP per 24 hours, not counting failed attempts', async () => {
+    const { request, clock } = limitedApp({ rateLimitRequests: 0 });
+    expect((await request('/.pods', createPod('Bad Name'))).status).toBe(400);
+    expect((await request('/.pods', createPod('alice'))).status).toBe(201);
+    const refused = await request('/.pods', createPod('bob'));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3600);
+    expect((await request('/.pods', { ...createPod('carol'), peer: '198.51.100.7' })).status).toBe(201);
+    clock.now += 24 * 60 * MINUTE;
+    expect((await request('/.pods', createPod('bob'))).status).toBe(201);
+  });
+
+  it('allows 5 registrations per IP per hour and 10 login attempts per IP per minute', async () => {
+    const { request, clock } = limitedApp({ rateLimitRequests: 0 });
+    const register = await statuses(6, () => request('/idp/register', { method: 'POST' }));
+    expect(register.slice(0, 5)).not.toContain(429);
+    expect(register[5]).toBe(429);
+    const login = await statuses(11, () => request('/idp/credentials', { method: 'POST' }));
+    expect(login.slice(0, 10)).not.toContain(429);
+    expect(login[10]).toBe(429);
+    clock.now += MINUTE;
+    expect((await request('/idp/credentials', { method: 'POST' })).status).not.toBe(429);
+    expect((await request('/idp/register', { method: 'POST' })).status).toBe(429);
+    clock.now += 60 * MINUTE;
+    expect((await request('/idp/register', { method: 'POST' })).status).not.toBe(429);
+  });
+
+  it('takes each limit from the configuration, and 0 drops a rule', async () => {
+    const { request } = limitedApp({ rateLimitRequests: 3 });
+    expect(await statuses(4, () => request('/'))).toEqual([200, 200, 200, 429]);
+    const unlimited = limitedApp({ rateLimitRequests: 0 });
+    expect(new Set(await statuses(150, () => unlimited.request('/')))).toEqual(new Set([200]));
+  });
+
+  it('trusts X-Forwarded-For only with --trust-proxy', async () => {
+    const spoofed = (n: number) => ({ headers: { 'X-Forwarded-For': `203.0.113.${n}` } });
+    const direct = limitedApp({ rateLimitRequests: 1 });
+    expect((await direct.request('/', spoofed(1))).status).toBe(200);
+    expect((await direct.request('/', spoofed(2))).status).toBe(429);
+    const proxied = limitedApp({ rateLimitRequests: 1, trustProxy: true });
+    expect((await proxied.request('/', spoofed(1))).status).toBe(200);
+    expect((await proxied.request('/', spoofed(2))).status).toBe(200);
+    expect((await proxied.request('/', { headers: { 'X-Forwarded-For': '10.0.0.1, 203.0.113.1' } })).status).toBe(429);
+  });
+
+  it('skips per-address rules when the runtime cannot tell the address', async () => {
+    const config = resolveConfig({ flags: { quiet: true, public: true, rateLimitRequests: 1 } });
+    const app = createApp(config, { runtime: 'test', storage: new MemoryDriver(), log: () => undefined });
+    for (let i = 0; i < 3; i++) expect((await app.fetch(new Request('http://pod.test/'))).status).toBe(200);
+  });
+
+  it('adds no headers and no limits with --no-rate-limit', async () => {
+    const { request } = limitedApp({ rateLimit: false, rateLimitRequests: 1 });
+    expect(await statuses(3, () => request('/'))).toEqual([200, 200, 200]);
+    expect((await request('/')).headers.get('ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('memory counter store', () => {
+  it('counts per aligned window and refunds', async () => {
+    const store = new MemoryCounterStore();
+    expect(await store.add('k', MINUTE, 61_000)).toEqual({ count: 1, resetAt: 120_000 });
+    expect((await store.add('k', MINUTE, 119_999)).count).toBe(2);
+    expect((await store.add('k', MINUTE, 119_999, -1)).count).toBe(1);
+    expect((await store.add('k', MINUTE, 120_000)).count).toBe(1);
+  });
+});
