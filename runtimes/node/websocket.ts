@@ -1,0 +1,105 @@
+/**
+ * Node's WebSocket transport for the core: takes the http server's `upgrade` requests, asks the app whether
+ * to accept them, and runs accepted sockets with `ws` (ping/pong keeps idle sockets honest).
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+
+/** A socket that has not answered the previous ping by the next one is dropped. */
+const PING_INTERVAL_MS = 30_000;
+/** Frames above this close the socket (1009); the protocol's own limit, answered with `err`, is lower. */
+const MAX_PAYLOAD_BYTES = 64 * 1024;
+const SHUTDOWN_GRACE_MS = 1_000;
+
+export interface WebSockets {
+  /** Closes every socket (1001, going away) and stops the ping timer. */
+  close(): void;
+}
+
+function requestFrom(req: IncomingMessage, tls: boolean): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(`${tls ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { headers });
+}
+
+function reject(socket: Duplex, status: number, body: string, contentType = 'text/plain'): void {
+  const reason = status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : 'Error';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+export function attachWebSockets(
+  server: Server,
+  upgrade: (request: Request) => Promise<UpgradeAnswer | null>,
+  tls: boolean,
+  log: (line: string) => void,
+): WebSockets {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  const run = (ws: WebSocket, answer: Extract<UpgradeAnswer, { accept: unknown }>) => {
+    alive.set(ws, true);
+    ws.on('pong', () => alive.set(ws, true));
+    const handlers = answer.accept({
+      send: (text) => ws.send(text),
+      close: (code, reason) => ws.close(code, reason),
+      get bufferedAmount() {
+        return ws.bufferedAmount;
+      },
+    });
+    ws.on('message', (data, isBinary) => handlers.message(isBinary ? null : data.toString()));
+    ws.once('close', () => handlers.closed());
+    ws.on('error', () => ws.terminate());
+  };
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    let request: Request;
+    try {
+      request = requestFrom(req, tls);
+    } catch {
+      reject(socket, 400, 'Invalid request target or Host header.');
+      return;
+    }
+    upgrade(request).then(
+      async (answer) => {
+        if (!answer) return reject(socket, 404, 'There is no WebSocket endpoint at this URL.');
+        if ('refuse' in answer) {
+          return reject(socket, answer.refuse.status, await answer.refuse.text(), answer.refuse.headers.get('content-type') ?? 'text/plain');
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => run(ws, answer));
+      },
+      (error: unknown) => {
+        log(`websocket upgrade failed: ${error instanceof Error ? error.message : String(error)}`);
+        reject(socket, 500, 'The server could not accept the WebSocket.');
+      },
+    );
+  });
+
+  const pings = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (!alive.get(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, PING_INTERVAL_MS);
+  pings.unref();
+
+  return {
+    close() {
+      clearInterval(pings);
+      for (const ws of wss.clients) {
+        ws.close(1001, 'server shutting down');
+        setTimeout(() => ws.terminate(), SHUTDOWN_GRACE_MS).unref();
+      }
+      wss.close();
+    },
+  };
+}

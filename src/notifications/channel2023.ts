@@ -1,0 +1,163 @@
+/**
+ * WebSocketChannel2023 of the Solid Notifications Protocol: a client POSTs a subscription for a topic,
+ * gets a `receiveFrom` URL holding an unguessable token, and receives Activity Streams JSON-LD there.
+ */
+import type { Activity, NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
+import { sendOrDrop, type SocketHandlers, type SocketLike } from './socket.ts';
+
+export const NOTIFY = 'http://www.w3.org/ns/solid/notifications#';
+export const CHANNEL_TYPE = `${NOTIFY}WebSocketChannel2023`;
+export const NOTIFICATION_CONTEXT = 'https://www.w3.org/ns/solid/notification/v1';
+export const ACTIVITY_STREAMS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
+
+/** Where subscriptions are POSTed and where their sockets connect (`?auth=<token>`). */
+export const CHANNEL_PATH = '/.notifications/WebSocketChannel2023/';
+
+/** A channel nobody is connected to is forgotten after this long. */
+export const IDLE_CHANNEL_MS = 5 * 60 * 1000;
+/** Bound on channels in memory; beyond it subscriptions are refused until some expire. */
+export const MAX_CHANNELS = 10_000;
+
+export interface Channel {
+  /** URL naming the channel in its description. */
+  id: string;
+  token: string;
+  /** Storage path of the topic. */
+  topic: string;
+  topicUrl: string;
+  /** `http(s)://host` the channel was created at; notifications name resources there. */
+  origin: string;
+  /** The client's `endAt`, in milliseconds since the epoch; the channel closes then. */
+  endAt?: number;
+  /** Sockets connected now. */
+  sockets: number;
+  /** When the channel was last created or left by its last socket. */
+  idleSince: number;
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The channels that exist, by token. Expired ones are swept whenever a channel is created or looked up. */
+export class ChannelRegistry {
+  readonly #channels = new Map<string, Channel>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  /** A new channel, or null when the registry is full. */
+  create(origin: string, topic: string, topicUrl: string, endAt?: number): Channel | null {
+    this.#sweep();
+    if (this.#channels.size >= MAX_CHANNELS) return null;
+    const token = randomToken();
+    const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now() };
+    this.#channels.set(token, channel);
+    return channel;
+  }
+
+  find(token: string): Channel | undefined {
+    const channel = this.#channels.get(token);
+    if (channel && this.#expired(channel)) {
+      this.#channels.delete(token);
+      return undefined;
+    }
+    return channel;
+  }
+
+  isPastEnd(channel: Channel): boolean {
+    return channel.endAt !== undefined && this.#now() >= channel.endAt;
+  }
+
+  release(channel: Channel): void {
+    channel.sockets--;
+    channel.idleSince = this.#now();
+    if (this.isPastEnd(channel)) this.#channels.delete(channel.token);
+  }
+
+  #expired(channel: Channel): boolean {
+    return this.isPastEnd(channel) || (channel.sockets === 0 && this.#now() - channel.idleSince > IDLE_CHANNEL_MS);
+  }
+
+  #sweep(): void {
+    for (const [token, channel] of this.#channels) if (this.#expired(channel)) this.#channels.delete(token);
+  }
+}
+
+/** The channel description answered to a subscription request. */
+export function channelDescription(channel: Channel, receiveFrom: string): Record<string, unknown> {
+  return {
+    '@context': [NOTIFICATION_CONTEXT],
+    id: channel.id,
+    type: CHANNEL_TYPE,
+    topic: channel.topicUrl,
+    receiveFrom,
+    ...(channel.endAt !== undefined && { endAt: new Date(channel.endAt).toISOString() }),
+  };
+}
+
+/**
+ * Which events a channel reports: everything about the topic itself, and membership changes (Add, Remove)
+ * when the topic is a container. A member's content changing is not a change of the container.
+ */
+function isReported(event: TopicEvent): boolean {
+  return event.object === event.topic || event.activity === 'Add' || event.activity === 'Remove';
+}
+
+/** One Activity Streams notification. `state` is the topic's ETag after the change, when it still exists. */
+export async function notificationFor(event: TopicEvent, origin: string, urlOf: (path: string) => string, stateOf: StateLookup): Promise<Record<string, unknown>> {
+  const activity: Activity = event.activity;
+  const state = activity === 'Delete' ? undefined : await stateOf(event.topic);
+  return {
+    '@context': [ACTIVITY_STREAMS_CONTEXT, NOTIFICATION_CONTEXT],
+    id: `urn:uuid:${crypto.randomUUID()}`,
+    type: activity,
+    object: origin + urlOf(event.object),
+    ...((activity === 'Add' || activity === 'Remove') && { target: origin + urlOf(event.topic) }),
+    ...(state !== undefined && { state }),
+    published: new Date(event.published).toISOString(),
+  };
+}
+
+/** Serves a socket connected to a channel's `receiveFrom`: it only listens, so client messages are ignored. */
+export function openChannelSocket(
+  socket: SocketLike,
+  channel: Channel,
+  options: { hub: NotificationHub; registry: ChannelRegistry; urlOf: (path: string) => string },
+): SocketHandlers {
+  let open = true;
+  channel.sockets++;
+  const subscriber: Subscriber = {
+    async deliver(events, stateOf) {
+      if (!open) return;
+      if (options.registry.isPastEnd(channel)) {
+        socket.close(1000, 'channel ended');
+        return;
+      }
+      for (const event of events) {
+        if (!isReported(event)) continue;
+        const notification = await notificationFor(event, channel.origin, options.urlOf, stateOf);
+        if (open) sendOrDrop(socket, JSON.stringify(notification));
+      }
+    },
+  };
+  options.hub.subscribe(channel.topic, subscriber);
+  return {
+    message() {},
+    closed() {
+      if (!open) return;
+      open = false;
+      options.hub.unsubscribe(channel.topic, subscriber);
+      options.registry.release(channel);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The notifications feature as the app sees it: routes to register, a publish step after writes, and an
+ * answer to WebSocket upgrade requests that the runtime forwards. Built only with `--notifications`.
+ */
+import type { Hono } from 'hono';
+import type { Authenticator } from '../auth/authenticate.ts';
+import { formatEtag } from '../http/conditional.ts';
+import { problemResponse } from '../http/problem.ts';
+import type { Change } from '../ldp/context.ts';
+import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import type { AccessControl, Caller } from '../wac/access-control.ts';
+import { CHANNEL_PATH, ChannelRegistry, openChannelSocket } from './channel2023.ts';
+import { httpOrigin, serviceDescriptionDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription } from './discovery.ts';
+import { NotificationHub } from './hub.ts';
+import { openSolid01 } from './solid01.ts';
+import type { UpgradeAnswer } from './socket.ts';
+import { handleSubscription } from './subscribe.ts';
+
+export interface NotificationsDeps {
+  storage: StorageDriver;
+  access: AccessControl;
+  authenticate: Authenticator;
+  /** With --notifications-auth, solid-0.1 subscriptions need Read for the caller of the upgrade request. */
+  requireRead: boolean;
+  log(line: string): void;
+  now(): number;
+}
+
+export interface Notifications {
+  readonly hub: NotificationHub;
+  /** Adds the discovery and subscription routes; call before the catch-all LDP route. */
+  register(app: Hono): void;
+  /** Announces a successful write's changes; returns at once, delivery happens later. */
+  publish(changes: readonly Change[]): void;
+  /** Answers a WebSocket upgrade request, or null when its URL is no notification endpoint. */
+  upgrade(request: Request): Promise<UpgradeAnswer | null>;
+}
+
+const pathOf = (url: URL) => storagePathFromUrlPath(url.pathname);
+
+/**
+ * The upgrade request's credentials. Browsers cannot set headers on a WebSocket, so a bearer token may also
+ * come as `?access_token=` (RFC 6750 §2.3) on the `/.notifications` URL.
+ */
+function withQueryToken(request: Request): Request {
+  const token = new URL(request.url).searchParams.get('access_token');
+  if (!token || request.headers.has('authorization')) return request;
+  const headers = new Headers(request.headers);
+  headers.set('authorization', `Bearer ${token}`);
+  return new Request(request.url, { method: 'GET', headers });
+}
+
+export function createNotifications(deps: NotificationsDeps): Notifications {
+  const hub = new NotificationHub({
+    now: deps.now,
+    stateOf: async (path) => {
+      const meta = await deps.storage.head(path);
+      return meta ? formatEtag(meta.etag) : undefined;
+    },
+    onError: (error) => deps.log(`notifications: delivery failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const registry = new ChannelRegistry(deps.now);
+
+  const canReadAs = (caller: Caller) => async (path: string) => {
+    try {
+      await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  async function upgrade(request: Request): Promise<UpgradeAnswer | null> {
+    const url = new URL(request.url);
+    if (url.pathname === SOLID01_PATH || url.pathname === SOLID01_PATH + '/') {
+      const canRead = deps.requireRead ? canReadAs(await deps.authenticate(withQueryToken(request))) : undefined;
+      const origin = httpOrigin(url);
+      return { accept: (socket) => openSolid01(socket, { hub, origin, pathOf, canRead }) };
+    }
+    if (url.pathname === CHANNEL_PATH) {
+      const channel = registry.find(url.searchParams.get('auth') ?? '');
+      if (!channel) return { refuse: problemResponse(404, 'There is no such notification channel, or it has expired.', { type: 'urn:svc:problem:unknown-channel' }) };
+      return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, urlOf: urlPathFromStoragePath }) };
+    }
+    return null;
+  }
+
+  function register(app: Hono): void {
+    app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw));
+    app.on(['GET', 'HEAD'], CHANNEL_PATH, (c) => serviceDescriptionDocument(c.req.raw));
+    app.post(CHANNEL_PATH, async (c) => handleSubscription(c.req.raw, await deps.authenticate(c.req.raw), { registry, access: deps.access, pathOf }, deps.now()));
+    app.all(SOLID01_PATH, () =>
+      problemResponse(426, 'This is the solid-0.1 WebSocket endpoint; connect with a WebSocket client.', {
+        type: 'urn:svc:problem:upgrade-required',
+        headers: { Upgrade: 'websocket', Connection: 'Upgrade' },
+      }),
+    );
+  }
+
+  return { hub, register, publish: (changes) => hub.publish(changes), upgrade };
+}

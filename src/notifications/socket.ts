@@ -1,0 +1,36 @@
+/**
+ * The little the core needs from a WebSocket, so every runtime can supply its own (Node's `ws`, Deno,
+ * Bun, a Workers WebSocketPair). The runtime answers pings and closes sockets that stop answering.
+ */
+export interface SocketLike {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Bytes queued but not yet sent, when the runtime knows; readers that fall too far behind are closed. */
+  readonly bufferedAmount?: number;
+}
+
+/** What the runtime calls when something arrives on an accepted socket. */
+export interface SocketHandlers {
+  /** A message arrived: its text, or null for a binary message. */
+  message(text: string | null): void;
+  /** The socket closed, for whatever reason. Called once. */
+  closed(): void;
+}
+
+/** The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake) or refuse. */
+export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers } | { refuse: Response };
+
+/** Sockets whose unsent backlog passes this are closed: a slow reader must not make the server hold memory. */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** Close code for a reader that fell behind (RFC 6455 1013: try again later). */
+export const CLOSE_TOO_SLOW = 1013;
+
+/** Sends unless the reader has fallen too far behind, in which case the socket is closed instead. */
+export function sendOrDrop(socket: SocketLike, text: string): void {
+  if ((socket.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
+    socket.close(CLOSE_TOO_SLOW, 'reader too slow');
+    return;
+  }
+  socket.send(text);
+}

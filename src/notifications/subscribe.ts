@@ -1,0 +1,92 @@
+/** The WebSocketChannel2023 subscription service: `POST` a subscription request, get a channel description. */
+import { readLimitedText } from '../http/body.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { essenceOf } from '../storage/media-types.ts';
+import type { AccessControl, Caller } from '../wac/access-control.ts';
+import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, type ChannelRegistry } from './channel2023.ts';
+import { httpOrigin, webSocketOrigin } from './discovery.ts';
+
+const MAX_REQUEST_BYTES = 16 * 1024;
+const ACCEPTED_TYPES = new Set([CHANNEL_TYPE, 'WebSocketChannel2023', 'notify:WebSocketChannel2023']);
+
+export interface SubscribeDeps {
+  registry: ChannelRegistry;
+  access: AccessControl;
+  pathOf(url: URL): string;
+}
+
+/** A JSON-LD value that names an IRI: a string or `{ "@id": ... }` (or `id` under the notification context). */
+function iriOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const node = value as Record<string, unknown>;
+    const id = node['@id'] ?? node.id;
+    if (typeof id === 'string') return id;
+  }
+  return undefined;
+}
+
+function unprocessable(detail: string): HttpProblem {
+  return new HttpProblem(422, detail, { type: 'invalid-subscription' });
+}
+
+/** Reads the JSON-LD request body; the fields are read as the notification context names them (no remote fetch). */
+async function readRequest(request: Request): Promise<Record<string, unknown>> {
+  const contentType = essenceOf(request.headers.get('content-type') ?? '');
+  if (contentType !== 'application/ld+json' && contentType !== 'application/json') {
+    throw new HttpProblem(415, 'A subscription request is JSON-LD (application/ld+json).', {
+      type: 'unsupported-media-type',
+      headers: { 'Accept-Post': 'application/ld+json' },
+    });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readLimitedText(request, MAX_REQUEST_BYTES));
+  } catch (error) {
+    if (error instanceof HttpProblem) throw error;
+    throw new HttpProblem(400, 'The subscription request is not valid JSON.', { type: 'invalid-json' });
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw unprocessable('The subscription request must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+function endAtOf(value: unknown, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['@value'] : value;
+  const time = typeof text === 'string' ? Date.parse(text) : NaN;
+  if (Number.isNaN(time)) throw unprocessable('endAt must be an xsd:dateTime, e.g. 2030-01-01T00:00:00Z.');
+  if (time <= now) throw unprocessable('endAt lies in the past.');
+  return time;
+}
+
+/** Creates a channel for a topic the caller may read and describes it, `receiveFrom` included. */
+export async function handleSubscription(request: Request, caller: Caller, deps: SubscribeDeps, now: number): Promise<Response> {
+  const body = await readRequest(request);
+  const types = Array.isArray(body.type ?? body['@type']) ? (body.type ?? body['@type']) as unknown[] : [body.type ?? body['@type']];
+  if (!types.some((type) => typeof type === 'string' && ACCEPTED_TYPES.has(type))) {
+    throw unprocessable(`This service creates channels of type ${CHANNEL_TYPE} only.`);
+  }
+  const topicText = iriOf(body.topic);
+  let topic: URL;
+  try {
+    topic = new URL(topicText ?? '');
+  } catch {
+    throw unprocessable('topic must be the absolute URL of a resource on this server.');
+  }
+  const requestUrl = new URL(request.url);
+  const origin = httpOrigin(requestUrl);
+  if (topic.origin !== origin) throw unprocessable(`topic must be a resource on this server (${origin}).`);
+  topic.hash = '';
+  const path = deps.pathOf(topic);
+  await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
+
+  const channel = deps.registry.create(origin, path, topic.href, endAtOf(body.endAt, now));
+  if (!channel) {
+    throw new HttpProblem(503, 'Too many notification channels are open; try again later.', { type: 'too-many-channels', headers: { 'Retry-After': '60' } });
+  }
+  const receiveFrom = `${webSocketOrigin(requestUrl)}${CHANNEL_PATH}?auth=${channel.token}`;
+  return new Response(JSON.stringify(channelDescription(channel, receiveFrom)), {
+    status: 200,
+    headers: { 'Content-Type': 'application/ld+json' },
+  });
+}
