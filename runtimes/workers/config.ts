@@ -1,0 +1,44 @@
+/** Configuration of the Worker from its env: string vars are `SVC_*` options, bindings pick the storage. */
+import type { Config } from '../../src/config/options.ts';
+import { ConfigError, resolveConfig } from '../../src/config/resolve.ts';
+import type { R2BucketLike } from '../../storage-drivers/r2.ts';
+
+/** Name of the R2 binding that holds the resources (see wrangler.toml). */
+export const BUCKET_BINDING = 'PODS';
+
+export type WorkerEnv = Record<string, unknown>;
+
+/** The part of the Workers ExecutionContext the app may use. */
+export interface WorkerExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException?(): void;
+}
+
+function isBucket(value: unknown): value is R2BucketLike {
+  return typeof value === 'object' && value !== null && typeof (value as R2BucketLike).put === 'function' && typeof (value as R2BucketLike).list === 'function';
+}
+
+/** The Worker's string vars; bindings (buckets, KV, secrets objects) are left out. */
+function stringVars(env: WorkerEnv): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') vars[name] = value;
+  return vars;
+}
+
+/** Resolves the configuration from the Worker's vars; storage defaults to r2 when a bucket is bound. */
+export function workerConfig(env: WorkerEnv): Config {
+  const vars = stringVars(env);
+  const bucket = isBucket(env[BUCKET_BINDING]);
+  if (!vars.SVC_STORAGE) vars.SVC_STORAGE = bucket ? 'r2' : 'memory';
+  const config = resolveConfig({ env: vars });
+  if (config.storage === 'fs') {
+    throw new ConfigError('SVC_STORAGE=fs (--storage fs) is not available on the workers runtime: there is no file system. Use r2 (bind an R2 bucket as PODS) or memory.');
+  }
+  if (config.storage === 'r2' && !bucket) {
+    throw new ConfigError(`SVC_STORAGE=r2 (--storage r2) needs an R2 bucket bound as ${BUCKET_BINDING} on the workers runtime (see wrangler.toml).`);
+  }
+  if (config.sslKey || config.sslCert) {
+    throw new ConfigError('SVC_SSL_KEY / SVC_SSL_CERT (--ssl-key, --ssl-cert) are not available on the workers runtime: Cloudflare terminates TLS.');
+  }
+  return config;
+}

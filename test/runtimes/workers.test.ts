@@ -1,0 +1,193 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/*
+ * The Worker build (runtimes/workers bundled by `wrangler deploy --dry-run`, exactly what `wrangler deploy`
+ * would upload) runs in real workerd through Miniflare, once with an R2 bucket and once with memory storage.
+ * Requests go through `dispatchFetch`, so everything from routing to storage runs inside workerd.
+ */
+const run = promisify(execFile);
+const BASE = 'http://pod.test';
+const LDP_CONTAINS = 'ldp:contains';
+
+let outdir: string;
+let script: string;
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'svc-worker-'));
+  await run(join('node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--config', 'wrangler.toml'], {
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
+  });
+  script = join(outdir, 'index.js');
+}, 120_000);
+
+afterAll(async () => {
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+function startWorker(withBucket: boolean): Miniflare {
+  return new Miniflare({
+    modules: true,
+    scriptPath: script,
+    modulesRoot: outdir,
+    compatibilityDate: '2026-04-26',
+    ...(withBucket ? { r2Buckets: ['PODS'] } : {}),
+    // SVC_PUBLIC keeps this test about portability, independent of the default access control.
+    bindings: { SVC_PUBLIC: 'true', SVC_QUIET: 'true', SVC_CONNEG: 'true' },
+  });
+}
+
+for (const storage of ['r2', 'memory'] as const) {
+  describe(`the Worker in workerd (${storage} storage)`, () => {
+    let mf: Miniflare;
+    const request = async (path: string, init?: RequestInit) => {
+      const response = await mf.dispatchFetch(BASE + path, init as never);
+      return response as unknown as Response;
+    };
+
+    beforeAll(async () => {
+      mf = startWorker(storage === 'r2');
+      await mf.ready;
+    });
+    afterAll(async () => {
+      await mf?.dispose();
+    });
+
+    it(`stores resources in ${storage}`, async () => {
+      const response = await request('/probe/x.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'p' });
+      expect(response.status).toBe(201);
+      await response.arrayBuffer();
+      if (storage === 'r2') {
+        const bucket = await mf.getR2Bucket('PODS');
+        const object = await bucket.get('probe/x.txt');
+        expect(await object?.text()).toBe('p');
+        expect(await bucket.head('probe/')).not.toBeNull();
+      }
+    });
+
+    it('creates with PUT and POST, and reads back body and content type', async () => {
+      const put = await request('/notes/hello.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hello workers' });
+      expect(put.status).toBe(201);
+      expect(put.headers.get('location')).toBe(`${BASE}/notes/hello.txt`);
+
+      const get = await request('/notes/hello.txt');
+      expect(get.status).toBe(200);
+      expect(get.headers.get('content-type')).toBe('text/plain');
+      expect(get.headers.get('etag')).toMatch(/^"/);
+      expect(await get.text()).toBe('hello workers');
+
+      const post = await request('/notes/', { method: 'POST', headers: { 'Content-Type': 'text/plain', Slug: 'posted' }, body: 'from POST' });
+      expect(post.status).toBe(201);
+      const location = post.headers.get('location')!;
+      expect(location).toBe(`${BASE}/notes/posted`);
+      const posted = await request(new URL(location).pathname);
+      expect(await posted.text()).toBe('from POST');
+    });
+
+    it('validates JSON-LD and converts it to Turtle (jsonld and n3 run in workerd)', async () => {
+      const doc = { '@context': { name: 'http://schema.org/name' }, '@id': '#me', name: 'Worker' };
+      const put = await request('/notes/card.jsonld', { method: 'PUT', headers: { 'Content-Type': 'application/ld+json' }, body: JSON.stringify(doc) });
+      expect(put.status).toBe(201);
+      const bad = await request('/notes/bad.jsonld', { method: 'PUT', headers: { 'Content-Type': 'application/ld+json' }, body: '{"@context": ' });
+      expect(bad.status).toBe(400);
+      await bad.arrayBuffer();
+      const turtle = await request('/notes/card.jsonld', { headers: { Accept: 'text/turtle' } });
+      expect(turtle.status).toBe(200);
+      expect(turtle.headers.get('content-type')).toMatch(/^text\/turtle/);
+      expect(await turtle.text()).toContain('"Worker"');
+    });
+
+    it('applies If-Match and If-None-Match to updates', async () => {
+      const created = await request('/cond/doc.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'v1' });
+      expect(created.status).toBe(201);
+      const etag = created.headers.get('etag')!;
+      expect(etag).toBeTruthy();
+
+      const good = await request('/cond/doc.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain', 'If-Match': etag }, body: 'v2' });
+      expect(good.status).toBe(204);
+      const stale = await request('/cond/doc.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain', 'If-Match': etag }, body: 'v3' });
+      expect(stale.status).toBe(412);
+      expect(stale.headers.get('content-type')).toBe('application/problem+json');
+      await stale.arrayBuffer();
+      const createOnly = await request('/cond/doc.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain', 'If-None-Match': '*' }, body: 'v4' });
+      expect(createOnly.status).toBe(412);
+      await createOnly.arrayBuffer();
+      expect(await (await request('/cond/doc.txt')).text()).toBe('v2');
+    });
+
+    it('lists a container in JSON-LD with ldp:contains, and its ETag follows its members', async () => {
+      await (await request('/list/a.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'a' })).arrayBuffer();
+      await (await request('/list/sub/b.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'b' })).arrayBuffer();
+      const listing = await request('/list/');
+      expect(listing.status).toBe(200);
+      expect(listing.headers.get('content-type')).toBe('application/ld+json');
+      expect(listing.headers.get('link')).toContain('BasicContainer');
+      const etag = listing.headers.get('etag')!;
+      const body = (await listing.json()) as { '@graph': Record<string, unknown>[] };
+      const container = body['@graph'].find((node) => node['@id'] === `${BASE}/list/`)!;
+      const contains = (container.contains ?? container[LDP_CONTAINS]) as string[];
+      expect([...contains].sort()).toEqual([`${BASE}/list/a.txt`, `${BASE}/list/sub/`]);
+
+      const unchanged = await request('/list/', { headers: { 'If-None-Match': etag } });
+      expect(unchanged.status).toBe(304);
+      await (await request('/list/c.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'c' })).arrayBuffer();
+      const changed = await request('/list/', { headers: { 'If-None-Match': etag } });
+      expect(changed.status).toBe(200);
+      await changed.arrayBuffer();
+    });
+
+    it('deletes resources and refuses to delete a non-empty container', async () => {
+      await (await request('/del/x.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'x' })).arrayBuffer();
+      const notEmpty = await request('/del/', { method: 'DELETE' });
+      expect(notEmpty.status).toBe(409);
+      await notEmpty.arrayBuffer();
+
+      const deleted = await request('/del/x.txt', { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      const gone = await request('/del/x.txt');
+      expect(gone.status).toBe(404);
+      await gone.arrayBuffer();
+
+      const container = await request('/del/', { method: 'DELETE' });
+      expect(container.status).toBe(204);
+      const containerGone = await request('/del/');
+      expect(containerGone.status).toBe(404);
+      await containerGone.arrayBuffer();
+    });
+
+    it('serves byte ranges and refuses a resource and a container of the same name', async () => {
+      await (await request('/bin/data', { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: '0123456789' })).arrayBuffer();
+      const partial = await request('/bin/data', { headers: { Range: 'bytes=2-5' } });
+      expect(partial.status).toBe(206);
+      expect(await partial.text()).toBe('2345');
+      const twin = await request('/bin/data/inner', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'no' });
+      expect(twin.status).toBe(409);
+      await twin.arrayBuffer();
+    });
+  });
+}
+
+describe('Worker configuration', () => {
+  it('refuses fs storage with a message naming the runtime and the option', async () => {
+    const mf = new Miniflare({
+      modules: true,
+      scriptPath: script,
+      modulesRoot: outdir,
+      compatibilityDate: '2026-04-26',
+      bindings: { SVC_STORAGE: 'fs', SVC_QUIET: 'true' },
+    });
+    try {
+      const response = await mf.dispatchFetch(`${BASE}/`);
+      expect(response.status).toBe(500);
+      const problem = (await response.json()) as { detail: string };
+      expect(problem.detail).toMatch(/SVC_STORAGE=fs.*workers runtime/);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
