@@ -2,7 +2,8 @@
  * Node's WebSocket transport for the core: takes the http server's `upgrade` requests, asks the app whether
  * to accept them, and runs accepted sockets with `ws` (ping/pong keeps idle sockets honest).
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
@@ -28,8 +29,31 @@ function requestFrom(req: IncomingMessage, tls: boolean): Request {
 }
 
 function reject(socket: Duplex, status: number, body: string, contentType = 'text/plain'): void {
-  const reason = status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : 'Error';
+  const reason = STATUS_CODES[status] ?? 'Error';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+/**
+ * Once anyone listens for `upgrade`, Node sends every request with an `Upgrade` header there, also
+ * `Upgrade: h2c` from `curl --http2`, which must still be answered as an ordinary request. Node has already
+ * stopped parsing the connection, so a body cannot be recovered: such requests are refused, bodiless ones
+ * go to the server's request handler on a connection closed after the answer.
+ */
+function serveAsOrdinaryRequest(server: Server, req: IncomingMessage, socket: Duplex): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody) {
+    const detail = `This server does not take a request body together with "Upgrade: ${req.headers.upgrade}"; send the request without the Upgrade header (curl: --http1.1 instead of --http2).`;
+    return reject(socket, 501, JSON.stringify({ type: 'urn:svc:problem:upgrade-with-body', title: 'Not Implemented', status: 501, detail }), 'application/problem+json');
+  }
+  req.push(null);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  server.emit('request', req, res);
 }
 
 export function attachWebSockets(
@@ -37,6 +61,7 @@ export function attachWebSockets(
   upgrade: (request: Request) => Promise<UpgradeAnswer | null>,
   tls: boolean,
   log: (line: string) => void,
+  pingIntervalMs = PING_INTERVAL_MS,
 ): WebSockets {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   const alive = new WeakMap<WebSocket, boolean>();
@@ -58,6 +83,7 @@ export function attachWebSockets(
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    if (req.headers.upgrade?.toLowerCase() !== 'websocket') return serveAsOrdinaryRequest(server, req, socket);
     let request: Request;
     try {
       request = requestFrom(req, tls);
@@ -89,7 +115,7 @@ export function attachWebSockets(
       alive.set(ws, false);
       ws.ping();
     }
-  }, PING_INTERVAL_MS);
+  }, pingIntervalMs);
   pings.unref();
 
   return {

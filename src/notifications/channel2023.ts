@@ -78,6 +78,11 @@ export class ChannelRegistry {
     return channel.endAt !== undefined && this.#now() >= channel.endAt;
   }
 
+  /** Milliseconds until the channel's `endAt`, or undefined when it has none. */
+  timeLeft(channel: Channel): number | undefined {
+    return channel.endAt === undefined ? undefined : Math.max(0, channel.endAt - this.#now());
+  }
+
   release(channel: Channel): void {
     channel.sockets--;
     channel.idleSince = this.#now();
@@ -128,6 +133,22 @@ export async function notificationFor(event: TopicEvent, origin: string, urlOf: 
   };
 }
 
+/** setTimeout fires at once for delays beyond this (about 24.8 days); longer waits are taken in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** Closes the socket when the channel reaches its `endAt`; returns a function that cancels that. */
+function closeAtEnd(socket: SocketLike, channel: Channel, registry: ChannelRegistry): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    const left = registry.timeLeft(channel);
+    if (left === undefined) return;
+    if (left === 0) return socket.close(1000, 'channel ended');
+    timer = setTimeout(arm, Math.min(left, LONGEST_TIMER_MS));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
 /** Serves a socket connected to a channel's `receiveFrom`: it only listens, so client messages are ignored. */
 export function openChannelSocket(
   socket: SocketLike,
@@ -151,11 +172,13 @@ export function openChannelSocket(
     },
   };
   options.hub.subscribe(channel.topic, subscriber);
+  const cancelEnd = closeAtEnd(socket, channel, options.registry);
   return {
     message() {},
     closed() {
       if (!open) return;
       open = false;
+      cancelEnd();
       options.hub.unsubscribe(channel.topic, subscriber);
       options.registry.release(channel);
     },

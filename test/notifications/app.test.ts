@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import { BASE, makeApp } from '../support/app.ts';
 import { podWorld, putText } from '../wac/pods.ts';
-import { FakeSocket } from './support.ts';
+import { FakeSocket, WAIT_MS } from './support.ts';
 
 const STORAGE_DESCRIPTION = 'http://www.w3.org/ns/solid/terms#storageDescription';
 const CHANNEL_TYPE = 'http://www.w3.org/ns/solid/notifications#WebSocketChannel2023';
@@ -101,6 +101,20 @@ describe('the subscription service', () => {
   ])('refuses %s with %i', async (_what, init, status) => {
     const { request } = makeApp({ public: true, notifications: true });
     expect((await request('/.notifications/WebSocketChannel2023/', init as RequestInit)).status).toBe(status);
+  });
+
+  it('closes a channel socket when the channel reaches its endAt, with no event needed', async () => {
+    const { app, request } = makeApp({ public: true, notifications: true });
+    const endAt = new Date(Date.now() + 300).toISOString();
+    const init = subscription(`${BASE}/doc`);
+    const body = { ...JSON.parse(init.body as string), endAt };
+    const response = await request('/.notifications/WebSocketChannel2023/', { ...init, body: JSON.stringify(body) });
+    const channel = await response.json();
+    expect(channel.endAt).toBe(endAt);
+    const socket = await connect(app, channel.receiveFrom.replace(/^ws:/, 'http:'));
+    await vi.waitFor(() => expect(socket.closedWith).toEqual({ code: 1000, reason: 'channel ended' }), { timeout: WAIT_MS });
+    const again = await app.upgradeWebSocket!(new Request(channel.receiveFrom.replace(/^ws:/, 'http:')));
+    expect(again && 'refuse' in again && again.refuse.status).toBe(404);
   });
 
   it('needs Read on the topic', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSvc, type RunningSvc } from '../support/server.ts';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET, MAX_URL_LENGTH } from '../../src/notifications/solid01.ts';
 import { Inbox } from './support.ts';
 
 let svc: RunningSvc;
@@ -62,6 +63,19 @@ describe('solid-0.1 over a real socket (svc start --notifications)', () => {
     inbox.socket.send(Buffer.from([1, 2, 3]));
     expect(await inbox.next()).toBe('err - malformed');
     expect(await inbox.ask(`sub ${base}/still/working`)).toBe(`ack ${base}/still/working`);
+  });
+
+  it('limits subscriptions per socket and URL length, answering with err and staying usable', async () => {
+    const inbox = await subscriber();
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SOCKET; i++) inbox.socket.send(`sub ${base}/limit/r${i}`);
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SOCKET; i++) expect(await inbox.next()).toBe(`ack ${base}/limit/r${i}`);
+    expect(await inbox.ask(`sub ${base}/limit/one-too-many`)).toBe(`err ${base}/limit/one-too-many too-many-subscriptions`);
+    expect(await inbox.ask(`sub ${base}/limit/r0`)).toBe(`ack ${base}/limit/r0`);
+    expect(await inbox.ask(`unsub ${base}/limit/r1`)).toBe(`unsub ${base}/limit/r1`);
+    expect(await inbox.ask(`sub ${base}/limit/one-too-many`)).toBe(`ack ${base}/limit/one-too-many`);
+    expect(await inbox.ask(`sub ${base}/${'x'.repeat(MAX_URL_LENGTH)}`)).toBe('err - too-long');
+    expect((await put('/limit/r2')).status).toBe(201);
+    await expectPubs(inbox, ['/limit/r2']);
   });
 
   it('closes a socket that sends a frame beyond the size limit, and the server carries on', async () => {
@@ -139,6 +153,52 @@ describe('solid-0.1 over a real socket (svc start --notifications)', () => {
     // Deliveries keep the order of writes: had the failed ones published, their pubs would come first.
     expect(await inbox.until((message) => message.startsWith('pub '))).toBe(`pub ${base}/fail/`);
     expect(inbox.pending()).toEqual([]);
+  });
+});
+
+describe('solid-0.1 with --notifications-auth over a real socket', () => {
+  let secured: RunningSvc;
+  beforeAll(async () => {
+    secured = await startSvc(['--notifications', '--notifications-auth', '--quiet', '--no-rate-limit']);
+  });
+  afterAll(async () => {
+    await secured.stop();
+  });
+
+  async function greeted(url: string, headers?: Record<string, string>): Promise<Inbox> {
+    const inbox = new Inbox(url, 'solid-0.1', headers);
+    inboxes.push(inbox);
+    await inbox.opened;
+    expect(await inbox.next()).toBe('protocol solid-0.1');
+    return inbox;
+  }
+
+  it('needs Read for the token of the upgrade request; pod creation notifies the root container', async () => {
+    const securedWs = secured.base.replace(/^http/, 'ws') + '/.notifications';
+    const anonymous = await greeted(securedWs);
+    expect(await anonymous.ask(`sub ${secured.base}/`)).toBe(`ack ${secured.base}/`);
+
+    const pod = await fetch(secured.base + '/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) });
+    expect(pod.status).toBe(201);
+    const { token } = await pod.json();
+    expect(await anonymous.until((message) => message.startsWith('pub '))).toBe(`pub ${secured.base}/`);
+
+    const secret = `${secured.base}/alice/private/doc`;
+    const write = (auth: boolean) =>
+      fetch(secret, { method: 'PUT', headers: { 'content-type': 'text/plain', ...(auth && { authorization: `Bearer ${token}` }) }, body: 'secret' });
+    expect((await write(true)).status).toBe(201);
+    expect(await anonymous.ask(`sub ${secret}`)).toBe(`err ${secret} forbidden`);
+
+    const byHeader = await greeted(securedWs, { authorization: `Bearer ${token}` });
+    expect(await byHeader.ask(`sub ${secret}`)).toBe(`ack ${secret}`);
+    const byQuery = await greeted(`${securedWs}?access_token=${encodeURIComponent(token)}`);
+    expect(await byQuery.ask(`sub ${secret}`)).toBe(`ack ${secret}`);
+
+    expect((await write(false)).status).toBe(401);
+    expect((await write(true)).status).toBe(204);
+    // The refused write came first: had it published, its pub would arrive before this one.
+    expect(await byHeader.next()).toBe(`pub ${secret}`);
+    expect(await byQuery.next()).toBe(`pub ${secret}`);
   });
 });
 
