@@ -84,6 +84,8 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   if (path.endsWith('/')) throw new HttpProblem(409, 'PATCH cannot modify a container; its listing is managed by the server.', { type: 'patch-container' });
   if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
   const storage = ctx.platform.storage;
+  // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
+  await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
   const operations = parsePatchBody(ctx.request.headers.get('content-type'), text, urlFor(ctx, path));
   const current = await storage.head(path);

@@ -3,6 +3,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { parseJsonLd, quadsToJsonLd } from './jsonld.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
 import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
+import { relabelBlankNodes, writeTurtle } from './turtle-writer.ts';
 
 /** An RDF document as parsed: its quads plus what helps write it back readably in the same style. */
 export interface RdfDocument {
@@ -28,7 +29,7 @@ export async function parseRdfDocument(text: string, type: string, baseUrl: stri
       prefixes[name] = typeof iri === 'string' ? iri : iri.value;
     });
   } catch (error) {
-    throw syntaxProblem(type, (error as Error).message, n3ErrorPosition(error));
+    throw syntaxProblem(type, (error as Error).message, n3ErrorPosition(error, text));
   }
   return { quads, prefixes };
 }
@@ -49,16 +50,13 @@ function requireDefaultGraph(quads: Quad[], type: string): void {
   }
 }
 
-/** Serializes quads as JSON-LD (compacted when cheap), Turtle (relative IRIs, prefixes) or N-Triples. */
+/** Serializes quads as JSON-LD (compacted when cheap), Turtle (relative IRIs, prefixes, inline blank nodes) or N-Triples. */
 export async function serializeQuads(quads: Quad[], type: string, baseUrl: string, hints: SerializeHints = {}): Promise<string> {
-  if (type === JSON_LD) return quadsToJsonLd(quads, { baseUrl, context: hints.context ?? contextFromPrefixes(hints.prefixes) });
+  if (type === JSON_LD) return quadsToJsonLd(relabelBlankNodes(quads), { baseUrl, context: hints.context ?? contextFromPrefixes(hints.prefixes) });
   requireDefaultGraph(quads, type);
-  const turtle = type === TURTLE;
-  const writer = new Writer({
-    format: turtle ? 'text/turtle' : 'application/n-triples',
-    ...(turtle ? { baseIRI: baseUrl, prefixes: hints.prefixes ?? {} } : {}),
-  });
-  writer.addQuads(quads);
+  if (type === TURTLE) return writeTurtle(quads, baseUrl, hints.prefixes ?? {});
+  const writer = new Writer({ format: 'application/n-triples' });
+  writer.addQuads(relabelBlankNodes(quads));
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
 

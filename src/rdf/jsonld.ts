@@ -2,7 +2,7 @@ import jsonld from 'jsonld';
 import { DataFactory, type Quad, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { bundledContext } from './contexts.ts';
-import { positionOfOffset, syntaxProblem } from './syntax-error.ts';
+import { jsonErrorOffset, positionOfOffset, syntaxProblem } from './syntax-error.ts';
 
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -72,9 +72,9 @@ export interface ParsedJsonLd {
   context?: unknown;
 }
 
-function jsonErrorPosition(text: string, error: Error) {
-  const offset = /at position (\d+)/.exec(error.message);
-  return offset ? positionOfOffset(text, Number(offset[1])) : undefined;
+function jsonErrorPosition(text: string) {
+  const offset = jsonErrorOffset(text);
+  return offset === undefined ? undefined : positionOfOffset(text, offset);
 }
 
 /** Parses a JSON-LD document into quads. Malformed JSON or JSON-LD is a 400 problem. */
@@ -83,7 +83,7 @@ export async function parseJsonLd(text: string, baseUrl: string): Promise<Parsed
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw syntaxProblem('JSON', (error as Error).message, jsonErrorPosition(text, error as Error), 'invalid-json');
+    throw syntaxProblem('JSON', (error as Error).message, jsonErrorPosition(text), 'invalid-json');
   }
   if (typeof document !== 'object' || document === null) {
     throw new HttpProblem(400, 'A JSON-LD document must be a JSON object or array.', { type: 'invalid-jsonld' });

@@ -24,7 +24,7 @@ export function parseN3Patch(text: string, targetUrl: string): PatchOperation {
   try {
     quads = new Parser({ format: 'text/n3', baseIRI: targetUrl }).parse(text);
   } catch (error) {
-    throw syntaxProblem('N3', (error as Error).message, n3ErrorPosition(error), 'invalid-n3');
+    throw syntaxProblem('N3', (error as Error).message, n3ErrorPosition(error, text), 'invalid-n3');
   }
   const topLevel = quads.filter((q) => q.graph.termType === 'DefaultGraph');
   const patches = topLevel.filter((q) => q.predicate.value === RDF_TYPE && q.object.value === `${SOLID}InsertDeletePatch`).map((q) => q.subject);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRdf } from '../../src/rdf/convert.ts';
 import { canonical } from '../rdf/canonical.ts';
 import { BASE, makeApp } from '../support/app.ts';
+import { podWorld } from '../wac/pods.ts';
 
 const TURTLE_DOC = '@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n<#me> a foaf:Person; foaf:name "Alice"@en; foaf:age 42; foaf:knows [ foaf:name "Bob" ].\n';
 const JSON_LD_DOC = JSON.stringify({ '@context': { foaf: 'http://xmlns.com/foaf/0.1/' }, '@id': '#me', 'foaf:name': { '@value': 'Alice', '@language': 'en' }, 'foaf:age': 42 });
@@ -62,6 +63,26 @@ describe('content negotiation with --conneg', () => {
   });
 });
 
+describe('the pod profile (an HTML page with a JSON-LD island)', () => {
+  it('answers RDF requests with the island\'s graph and HTML requests with the page', async () => {
+    const world = await podWorld(['alice'], { conneg: true });
+    const page = await (await world.as(null, '/alice/index.html')).text();
+    const island = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)![1]!;
+    const islandQuads = await parseRdf(island, 'application/ld+json', `${BASE}/alice/`);
+    expect(islandQuads.length).toBeGreaterThan(5);
+    for (const [accept, type] of [['text/turtle', 'text/turtle'], ['application/n-triples', 'application/n-triples'], ['text/html;q=0.5, text/turtle', 'text/turtle'], ['', 'application/ld+json']]) {
+      const response = await world.as(null, '/alice/', { headers: accept ? { accept } : {} });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain(type);
+      const served = await canonical(await parseRdf(await response.text(), type!, `${BASE}/alice/`));
+      for (const line of (await canonical(islandQuads)).split('\n').filter(Boolean)) expect(served).toContain(line);
+    }
+    const html = await world.as(null, '/alice/', { headers: { accept: 'text/html, text/turtle;q=0.9' } });
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await world.as(null, '/alice/', { headers: { accept: 'image/png' } })).status).toBe(406);
+  });
+});
+
 describe('without --conneg', () => {
   it('serves only JSON-LD and refuses Turtle bodies with a 415 that says how to enable them', async () => {
     const app = makeApp({ public: true });
@@ -82,14 +103,23 @@ describe('malformed and unknown input', () => {
     const problem = await response.json();
     expect(problem).toMatchObject({ line: 2, column: 16 });
     expect(problem.detail).toContain('line 2');
+    // A lexer error (unterminated string) names only the token before; the column is the bad token's own.
+    const unterminated = await put(app, '/bad', 'text/turtle', '<#a> <#b> <#c> .\n<#d> <#e>   "unterminated .\n');
+    expect(await unterminated.json()).toMatchObject({ status: 400, line: 2, column: 13 });
     expect(await app.storage.head('/bad')).toBeNull();
   });
 
-  it('reports the line and column of a JSON syntax error', async () => {
+  it('reports the line and column of a JSON syntax error, however the engine words it', async () => {
     const app = makeApp({ public: true });
     const response = await put(app, '/bad', 'application/ld+json', '{\n  "@id": "#a",\n  oops\n}');
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ line: 3, column: 3 });
+    // V8 words this error without any position ("Unexpected token"), so the position is found by scanning.
+    const trailingComma = await put(app, '/bad', 'application/ld+json', '{\n  "@id": "#a",\n  "http://ex/p": [1, ]\n}');
+    expect(await trailingComma.json()).toMatchObject({ status: 400, line: 3, column: 22 });
+    const unterminated = await put(app, '/bad', 'application/ld+json', '{"@id": "#a"');
+    expect(await unterminated.json()).toMatchObject({ status: 400, line: 1, column: 13 });
+    expect(await app.storage.head('/bad')).toBeNull();
   });
 
   it('refuses unknown remote contexts with a clear 400, and uses bundled ones without fetching', async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseRdf } from '../../src/rdf/convert.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BASE, makeApp, type TestApp } from '../support/app.ts';
+import { startSvc } from '../support/server.ts';
 import { canonical } from '../rdf/canonical.ts';
 
 const PREFIXES = '@prefix solid: <http://www.w3.org/ns/solid/terms#>. @prefix ex: <http://example.org/>.\n';
@@ -14,6 +17,8 @@ async function setup(): Promise<TestApp> {
   const app = makeApp({ conneg: true, public: true });
   const put = await app.request('/doc.ttl', { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: START });
   expect(put.status).toBe(201);
+  const notes = await app.request('/notes.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hello' });
+  expect(notes.status).toBe(201);
   return app;
 }
 
@@ -38,6 +43,9 @@ interface Case {
   /** The whole resource afterwards; omitted for failures, which must leave it unchanged. */
   after?: string;
   problem?: string;
+  /** Target other than /doc.ttl, and extra request headers. */
+  path?: string;
+  headers?: Record<string, string>;
 }
 
 const CASES: Case[] = [
@@ -82,16 +90,24 @@ const CASES: Case[] = [
   { name: 'SPARQL CLEAR', form: sparql('CLEAR DEFAULT'), status: 422 },
   { name: 'SPARQL query instead of update', form: sparql('SELECT * WHERE { ?s ?p ?o }'), status: 422 },
   { name: 'unsupported patch type', form: { contentType: 'application/json-patch+json', body: '[]' }, status: 415, problem: 'unsupported-patch-type' },
+  { name: 'PATCH on a container', form: sparql('INSERT DATA { <#a> ex:x 1 }'), path: '/', status: 409, problem: 'patch-container' },
+  { name: 'PATCH on a non-RDF resource', form: sparql('INSERT DATA { <#a> ex:x 1 }'), path: '/notes.txt', status: 415, problem: 'patch-non-rdf' },
+  { name: 'PATCH with a stale If-Match', form: sparql('INSERT DATA { <#a> ex:x 1 }'), headers: { 'If-Match': '"stale"' }, status: 412, problem: 'precondition-failed' },
 ];
 
 describe('PATCH cases', () => {
   for (const testCase of CASES) {
     it(`${testCase.name} -> ${testCase.status}`, async () => {
       const app = await setup();
-      const response = await patch(app, '/doc.ttl', testCase.form);
+      const response = await patch(app, testCase.path ?? '/doc.ttl', testCase.form, testCase.headers);
       expect(response.status, await response.clone().text()).toBe(testCase.status);
-      if (testCase.problem) expect((await response.json()).type).toBe(`urn:svc:problem:${testCase.problem}`);
+      if (testCase.problem) {
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect((await response.json()).type).toBe(`urn:svc:problem:${testCase.problem}`);
+      }
       expect(await graphOf(app, '/doc.ttl')).toBe(await expected(testCase.after ?? START));
+      expect((await app.storage.head('/doc.ttl'))?.contentType).toBe('text/turtle');
+      expect(await (await app.request('/notes.txt')).text()).toBe('hello');
     });
   }
 });
@@ -130,6 +146,27 @@ describe('PATCH on resources of each kind', () => {
     expect(body).toMatchObject({ '@context': { foaf: 'http://xmlns.com/foaf/0.1/' }, '@id': '#me', 'foaf:name': 'Alice', 'foaf:nick': 'ali' });
   });
 
+  it('keeps an extension-less Turtle resource in Turtle, with its prefixes, blank nodes inline and labels short', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    const source = '@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n<#me> foaf:name "Alice"; foaf:knows [ foaf:name "Bob" ], _:shared. <#you> foaf:knows _:shared.\n';
+    expect((await app.request('/card', { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: source })).status).toBe(201);
+    for (let i = 0; i < 10; i++) {
+      const response = await patch(app, '/card', { contentType: 'application/sparql-update', body: `PREFIX foaf: <http://xmlns.com/foaf/0.1/> INSERT DATA { <#me> foaf:nick "n${i}" }` });
+      expect(response.status).toBe(204);
+    }
+    const stored = await app.storage.get('/card');
+    expect(stored?.meta.contentType).toBe('text/turtle');
+    const text = await new Response(stored!.body).text();
+    expect(text).toContain('@prefix foaf: <http://xmlns.com/foaf/0.1/>.');
+    expect(text).toContain('[ foaf:name "Bob" ]');
+    // The shared blank node keeps a label; re-parsing ten times must not have made it longer.
+    expect(text.match(/_:\S+?(?=[\s.;,])/g)).toEqual(['_:b1', '_:b1']);
+    const nicks = Array.from({ length: 10 }, (_, i) => `"n${i}"`).join(', ');
+    expect(await canonical(await parseRdf(text, 'text/turtle', `${BASE}/card`))).toBe(
+      await canonical(await parseRdf(`${source}<#me> <http://xmlns.com/foaf/0.1/nick> ${nicks}.`, 'text/turtle', `${BASE}/card`)),
+    );
+  });
+
   it('honours If-Match', async () => {
     const app = await setup();
     const etag = (await app.request('/doc.ttl', { method: 'HEAD' })).headers.get('etag')!;
@@ -155,4 +192,23 @@ describe('PATCH on resources of each kind', () => {
     const items = Array.from({ length: 50 }, (_, i) => `<#a> <http://example.org/item> ${i}.`).join('\n');
     expect(await graphOf(app, '/doc.ttl')).toBe(await expected(START + items));
   });
+});
+
+describe('PATCH against a running svc', () => {
+  it('keeps all 50 of 50 concurrent inserts sent over HTTP, in the Turtle file on disk', async () => {
+    const svc = await startSvc(['--public', '--conneg']);
+    try {
+      const url = `${svc.base}/list.ttl`;
+      expect((await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: '<#a> <http://example.org/name> "A".' })).status).toBe(201);
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => fetch(url, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update' }, body: `INSERT DATA { <#a> <http://example.org/item> ${i} }` })),
+      );
+      expect(responses.map((r) => r.status)).toEqual(Array(50).fill(204));
+      const onDisk = await readFile(join(svc.root, 'list.ttl'), 'utf8');
+      const items = Array.from({ length: 50 }, (_, i) => `<#a> <http://example.org/item> ${i}.`).join('\n');
+      expect(await canonical(await parseRdf(onDisk, 'text/turtle', url))).toBe(await canonical(await parseRdf(`<#a> <http://example.org/name> "A".\n${items}`, 'text/turtle', url)));
+    } finally {
+      await svc.stop();
+    }
+  }, 60_000);
 });

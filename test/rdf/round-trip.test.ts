@@ -90,6 +90,41 @@ describe('JSON-LD -> Turtle -> JSON-LD keeps every triple', () => {
     expect(jsonLd['foaf:name']).toBe('Alice');
   });
 
+  it('writes Turtle with inline lists and blank nodes, and labels that stay short however often it is re-parsed', async () => {
+    const source = `@prefix ex: <http://example.org/>.
+<#a> ex:knows [ ex:name "Bob"; ex:geo [ ex:lat 1.5 ] ], _:shared; ex:list (1 [ ex:x 2 ] (3 "x"@en) ()); ex:empty ().
+<#b> ex:knows _:shared. _:loop ex:self _:loop. _:c1 ex:next _:c2. _:c2 ex:back _:c1. [] ex:p 1.
+<#c> ex:notAList _:n. _:n <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> 1; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> (); ex:extra 2.
+`;
+    const original = await parseRdf(source, 'text/turtle', BASE);
+    const prefixes = { ex: 'http://example.org/' };
+    const first = await serializeQuads(original, 'text/turtle', BASE, { prefixes });
+    expect(first).toContain('ex:list (1 [ ex:x 2 ] (3 "x"@en) ())');
+    expect(first).toContain('ex:geo [ ex:lat 1.5 ]');
+    // Each parse prefixes blank node labels; writing must not let them grow from one PATCH to the next.
+    let text = first;
+    for (let round = 0; round < 5; round++) {
+      const quads = await parseRdf(text, 'text/turtle', BASE);
+      expect(await canonical(quads)).toBe(await canonical(original));
+      text = await serializeQuads(quads, 'text/turtle', BASE, { prefixes });
+      const labels = [...text.matchAll(/_:([^\s.;,\]]+)/g)].map((match) => match[1]);
+      expect(labels.length).toBeGreaterThan(0);
+      expect(labels.filter((label) => !/^b\d+$/.test(label!))).toEqual([]);
+    }
+  });
+
+  it('writes a chain of 20,000 blank nodes as Turtle without running out of stack', async () => {
+    const chain = Array.from({ length: 20000 }, (_, i) => `_:n${i} <http://example.org/next> _:n${i + 1} .`).join('\n');
+    const original = await parseRdf(`<#start> <http://example.org/next> _:n0 .\n${chain}`, 'text/turtle', BASE);
+    const back = await parseRdf(await serializeQuads(original, 'text/turtle', BASE), 'text/turtle', BASE);
+    // Canonicalizing 20,000 blank nodes is too costly; walking the chain shows the same graph.
+    expect(back.length).toBe(original.length);
+    const next = new Map(back.map((q) => [`${q.subject.termType}:${q.subject.value}`, q.object]));
+    const visited = new Set<string>();
+    for (let node = next.get(`NamedNode:${BASE}#start`); node; node = next.get(`BlankNode:${node.value}`)) visited.add(node.value);
+    expect(visited.size).toBe(20001);
+  });
+
   it('keeps named graphs in JSON-LD and refuses to flatten them into Turtle', async () => {
     const document = { '@context': { ex: 'http://example.org/' }, '@id': '#g', '@graph': [{ '@id': '#in', 'ex:p': 'v' }] };
     const quads = await parseRdf(JSON.stringify(document), 'application/ld+json', BASE);

@@ -1,0 +1,86 @@
+import { DataFactory, Writer, type Quad, type Term } from 'n3';
+
+const { blankNode, quad } = DataFactory;
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+const FIRST = `${RDF}first`;
+const REST = `${RDF}rest`;
+const NIL = `${RDF}nil`;
+/** Deeper chains of inline blank nodes continue under a label, so a long chain cannot exhaust the stack. */
+const MAX_INLINE_DEPTH = 32;
+
+/**
+ * Renames blank nodes b0, b1, … in order of appearance. The n3 parser prefixes the labels of every parse,
+ * so without this a resource patched a thousand times would carry labels a thousand prefixes long.
+ */
+export function relabelBlankNodes(quads: readonly Quad[]): Quad[] {
+  const labels = new Map<string, Term>();
+  const rename = <T extends Term>(term: T): T => {
+    if (term.termType !== 'BlankNode') return term;
+    let renamed = labels.get(term.value);
+    if (!renamed) labels.set(term.value, (renamed = blankNode(`b${labels.size}`)));
+    return renamed as T;
+  };
+  return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph)));
+}
+
+/**
+ * Writes default-graph quads as Turtle a person can read: a blank node referenced exactly once is written
+ * inline as `[ … ]`, a well-formed list as `( … )`; shared or cyclic blank nodes keep a label.
+ */
+export function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: Record<string, string>): Promise<string> {
+  const writer = new Writer({ format: 'text/turtle', baseIRI, prefixes });
+  const bySubject = new Map<string, { subject: Term; quads: Quad[] }>();
+  const references = new Map<string, number>();
+  const key = (term: Term) => `${term.termType}:${term.value}`;
+  for (const q of relabelBlankNodes(quads)) {
+    const entry = bySubject.get(key(q.subject)) ?? { subject: q.subject, quads: [] };
+    entry.quads.push(q);
+    bySubject.set(key(q.subject), entry);
+    if (q.object.termType === 'BlankNode') references.set(q.object.value, (references.get(q.object.value) ?? 0) + 1);
+  }
+  const ownQuads = (node: Term) => bySubject.get(key(node))?.quads ?? [];
+  const referencedOnce = (node: Term) => node.termType === 'BlankNode' && references.get(node.value) === 1;
+
+  /** The members of the list starting at `head`, or null unless every node is a blank node with just rdf:first and rdf:rest, referenced once. */
+  const listItems = (head: Term): { items: Term[]; nodes: Term[] } | null => {
+    const items: Term[] = [];
+    const nodes: Term[] = [];
+    const seen = new Set<string>();
+    for (let node = head; !(node.termType === 'NamedNode' && node.value === NIL); ) {
+      if (!referencedOnce(node) || seen.has(key(node))) return null;
+      seen.add(key(node));
+      const own = ownQuads(node);
+      const first = own.find((q) => q.predicate.value === FIRST);
+      const rest = own.find((q) => q.predicate.value === REST);
+      if (own.length !== 2 || !first || !rest) return null;
+      nodes.push(node);
+      items.push(first.object);
+      node = rest.object;
+    }
+    return { items, nodes };
+  };
+
+  const written = new Set<string>();
+  const render = (term: Term, depth: number): Term => {
+    if (term.termType === 'NamedNode' && term.value === NIL) return writer.list([]) as unknown as Term;
+    if (!referencedOnce(term) || written.has(key(term)) || depth > MAX_INLINE_DEPTH) return term;
+    written.add(key(term));
+    const list = listItems(term);
+    if (list) {
+      for (const node of list.nodes) written.add(key(node));
+      // @types/n3 declares an array here; the writer returns one pre-serialized term.
+      return writer.list(list.items.map((item) => render(item, depth + 1)) as Quad['object'][]) as unknown as Term;
+    }
+    return writer.blank(ownQuads(term).map((q) => ({ predicate: q.predicate, object: render(q.object, depth + 1) as Quad['object'] })));
+  };
+  const writeSubject = (subject: Term) => {
+    written.add(key(subject));
+    for (const q of ownQuads(subject)) writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
+  };
+
+  // Subjects nobody points at once come first; blank nodes referenced once are written where they are
+  // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
+  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) writeSubject(subject);
+  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) writeSubject(subject);
+  return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
+}
