@@ -1,6 +1,7 @@
 import { cac } from 'cac';
-import { OPTIONS, type OptionSpec } from '../../src/config/options.ts';
+import { OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
+import { singleUserNotice, type SingleUserPod } from '../../src/pods/single-user.ts';
 import { ADMIN_COMMANDS, declareAdminCommands, runAdminCommand } from './commands/index.ts';
 import { commandHelp, globalHelp, type CommandHelp } from './help.ts';
 import { loadConfig } from './load-config.ts';
@@ -9,11 +10,35 @@ import { mintPodToken } from './token.ts';
 
 const COMMANDS: CommandHelp[] = [
   { name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' },
-  { name: 'token', usage: 'svc token <pod> [options]', summary: 'Print a fresh bearer token for an existing pod.', optionKeys: ['root', 'config', 'storage', 'tokenTtl'] },
+  { name: 'token', usage: 'svc token <pod> [options]', summary: 'Print a fresh bearer token for an existing pod (/: the single-user pod at the root).', optionKeys: ['root', 'config', 'storage', 'tokenTtl'] },
   ...ADMIN_COMMANDS,
 ];
 
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * cac (mri) reads an empty value, `--name ''` or `--name=`, as 0 or true; for string options the last
+ * value given wins, so an empty one is taken back from the raw words.
+ */
+function emptyStringFlags(words: readonly string[]): Record<string, string> {
+  const empty: Record<string, string> = {};
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    if (spec.kind !== 'string') continue;
+    let last: string | undefined;
+    words.forEach((word, index) => {
+      if (word === `--${spec.flag}`) last = words[index + 1];
+      else if (word.startsWith(`--${spec.flag}=`)) last = word.slice(spec.flag.length + 3);
+    });
+    if (last === '') empty[spec.key] = '';
+  }
+  return empty;
+}
+
+/** The `svc token` that mints a new token for the single-user pod; none for memory storage, which forgets the pod on exit. */
+function singleUserTokenCommand(config: Config, pod: SingleUserPod): string | null {
+  if (config.storage === 'memory') return null;
+  return `svc token ${pod.name || '/'} ${config.config ? `-c ${config.config}` : `-r ${config.root}`}`;
+}
 
 function fail(message: string): never {
   process.stderr.write(`svc: ${message}\n`);
@@ -25,6 +50,8 @@ async function runStart(flags: Record<string, unknown>): Promise<void> {
   const log = (line: string) => process.stdout.write(line + '\n');
   const running = await startServer(config, log);
   const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
+  const pod = running.singleUserPod;
+  if (pod) log(singleUserNotice(pod, running.url, singleUserTokenCommand(config, pod)));
   log(`svc listening on ${running.url} (storage: ${storageText})`);
 
   let stopping = false;
@@ -81,6 +108,7 @@ export async function main(argv: string[]): Promise<void> {
     const value = parsed.options[spec.key];
     if (value !== undefined) flags[spec.key] = Array.isArray(value) ? value.at(-1) : value;
   }
+  Object.assign(flags, emptyStringFlags(words));
   if (commandName === 'start') await runStart(flags);
   if (commandName === 'token') {
     if (!parsed.args[0]) fail('name the pod: svc token <pod>.');

@@ -8,6 +8,7 @@ import type { Config } from '../../src/config/options.ts';
 import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
+import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { openStorage } from './storage.ts';
 import { attachWebSockets } from './websocket.ts';
 
@@ -29,6 +30,8 @@ async function sendProblem(res: ServerResponse, status: number, detail: string):
 export interface RunningServer {
   server: Server;
   url: string;
+  /** With --single-user: the pod, with its owner's token when this start created it. */
+  singleUserPod: SingleUserPod | null;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };
   const app = createApp(config, platform);
   await app.init();
+  const singleUserPod = (await app.singleUserPod?.()) ?? null;
   const listener = getRequestListener((request, env) => app.fetch(request, env));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (UNSAFE_RAW_PATH.test(rawPathOf(req.url))) {
@@ -79,5 +83,5 @@ export async function startServer(config: Config, log: (line: string) => void): 
       });
       server.closeIdleConnections();
     }).then(() => storage.close?.());
-  return { server, url, close };
+  return { server, url, singleUserPod, close };
 }

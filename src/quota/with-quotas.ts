@@ -63,6 +63,8 @@ class Reservation {
  */
 export function withQuotas(inner: StorageDriver, options: QuotaOptions): StorageDriver {
   const ledgers = new Map<string, Ledger>();
+  /** ETag of each record that could not be parsed, so its problem is logged once, not on every write. */
+  const unreadable = new Map<string, string>();
   const lock = new KeyedLock();
 
   /** The pod's ledger, refreshed when the record changed behind our back; null when the pod has no quota. */
@@ -75,7 +77,18 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
         return null;
       }
       if (ledger && ledger.etag === meta.etag) return ledger;
-      const stored = await readQuotaRecord(inner, podRoot);
+      let stored: Awaited<ReturnType<typeof readQuotaRecord>>;
+      try {
+        stored = await readQuotaRecord(inner, podRoot);
+      } catch (error) {
+        // A record broken by hand must not fail the pod's writes (no 5xx from bookkeeping): they pass uncounted.
+        ledgers.delete(podRoot);
+        if (unreadable.get(podRoot) !== meta.etag) {
+          unreadable.set(podRoot, meta.etag);
+          options.log(`quota: ${(error as Error).message}; writes to ${podRoot} are not limited or counted until \`svc quota reconcile\` or \`svc quota set\` rewrites it.`);
+        }
+        return null;
+      }
       if (!stored) return null;
       if (ledger) {
         // Updated in place: writes in flight hold this object and commit into it.

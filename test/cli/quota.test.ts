@@ -47,6 +47,22 @@ describe('svc quota', () => {
     expect(stdout).toContain('1536 bytes');
   });
 
+  it('names a .quota.json broken by hand in show, and set and reconcile write a good one', async () => {
+    await writeFile(join(root, 'alice', '.quota.json'), '{"limit": 5000, "used": ');
+    const show = await runSvc(['quota', 'show', 'alice', '-r', root]);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain('.quota.json is not valid JSON');
+    expect(show.stderr).toContain('svc quota reconcile alice');
+    expect(show.stderr).not.toMatch(/\n\s+at /);
+    const reconcile = await runSvc(['quota', 'reconcile', 'alice', '-r', root, '--default-quota', '3KB']);
+    expect(reconcile.code).toBe(0);
+    expect(reconcile.stdout).toContain('the old record was unreadable');
+    expect(await quotaFile()).toEqual({ limit: 3072, used: 1024 });
+    await writeFile(join(root, 'alice', '.quota.json'), '{"limit": -1, "used": 0}');
+    expect((await runSvc(['quota', 'set', 'alice', '2KB', '-r', root])).code).toBe(0);
+    expect(await quotaFile()).toEqual({ limit: 2048, used: 1024 });
+  });
+
   it('stops with a clear message and exit code 1 for an unknown pod or a bad size', async () => {
     const unknown = await runSvc(['quota', 'show', 'bob', '-r', root]);
     expect(unknown.code).toBe(1);

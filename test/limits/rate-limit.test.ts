@@ -63,6 +63,24 @@ describe('rate limits', () => {
     expect((await write()).status).toBe(204);
   });
 
+  it('counts writes per WebID for token holders, so callers behind one address do not share a budget', async () => {
+    const { request, clock } = limitedApp({ rateLimitWrites: 2, rateLimitRequests: 0, rateLimitPods: 0 });
+    const tokenOf = async (name: string) => ((await (await request('/.pods', createPod(name))).json()) as { token: string }).token;
+    const [alice, bob] = [await tokenOf('alice'), await tokenOf('bob')];
+    const write = (path: string, token?: string) =>
+      request(path, { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain', ...(token && { Authorization: `Bearer ${token}` }) } });
+    expect(await statuses(3, () => write('/alice/x', alice))).toEqual([201, 204, 429]);
+    // Same address, another WebID, and the anonymous budget of the address: all untouched by alice's writes.
+    expect(await statuses(2, () => write('/bob/x', bob))).toEqual([201, 204]);
+    expect((await write('/anon/x')).status).toBe(201);
+    // alice's budget follows her WebID to another address.
+    const elsewhere = await request('/alice/y', { method: 'PUT', body: 'y', headers: { 'Content-Type': 'text/plain', Authorization: `Bearer ${alice}` }, peer: '198.51.100.9' });
+    expect(elsewhere.status).toBe(429);
+    expect(Number(elsewhere.headers.get('retry-after'))).toBeGreaterThan(0);
+    clock.now += MINUTE;
+    expect((await write('/alice/x', alice)).status).toBe(204);
+  });
+
   it('allows one pod per IP per 24 hours, not counting failed attempts', async () => {
     const { request, clock } = limitedApp({ rateLimitRequests: 0 });
     expect((await request('/.pods', createPod('Bad Name'))).status).toBe(400);

@@ -32,7 +32,14 @@ export async function quotaCommand(config: Config, args: readonly string[]): Pro
   }
   return withStorage(config, async (storage) => {
     const root = await existingPodRoot(storage, config, name);
-    const stored = (await readQuotaRecord(storage, root))?.record;
+    let stored: QuotaRecord | undefined;
+    let unreadable: string | null = null;
+    try {
+      stored = (await readQuotaRecord(storage, root))?.record;
+    } catch (error) {
+      // set and reconcile write a new record, so a broken one only stops show.
+      unreadable = (error as Error).message;
+    }
     switch (action) {
       case 'set': {
         const limit = size === undefined ? null : parseSize(size);
@@ -42,6 +49,7 @@ export async function quotaCommand(config: Config, args: readonly string[]): Pro
         return describeQuota(name, record);
       }
       case 'show': {
+        if (unreadable) throw new ConfigError(`${unreadable}. Rewrite it with svc quota reconcile ${name} or svc quota set ${name} <size>.`);
         if (!stored) return `pod "${name}" has no quota record: its writes are not limited. Set one with svc quota set ${name} <size>.`;
         return describeQuota(name, stored);
       }
@@ -49,7 +57,11 @@ export async function quotaCommand(config: Config, args: readonly string[]): Pro
         const used = await measurePodUsage(storage, root);
         const record = { limit: stored?.limit ?? config.defaultQuota, used };
         await writeQuotaRecord(storage, root, record);
-        const change = stored ? `was ${stored.used} bytes, now ${used} bytes` : 'new record';
+        const change = stored
+          ? `was ${stored.used} bytes, now ${used} bytes`
+          : unreadable
+            ? `the old record was unreadable, so the limit is --default-quota: ${unreadable}`
+            : 'new record';
         return `reconciled (${change})\n${describeQuota(name, record)}`;
       }
     }
