@@ -37,6 +37,15 @@ function localWebId(claimed: string, serverOrigin: string): string {
 
 /** `Authorization: Bearer <token>` with a token this server signed; anything else leaves the caller anonymous. */
 export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => number): Authenticator {
+  // Imported once: importing the raw secret on every request costs about as much as verifying the token.
+  let verifyKey: Promise<CryptoKey> | null = null;
+  const importedKey = () =>
+    (verifyKey ??= key()
+      .then((secret) => crypto.subtle.importKey('raw', new Uint8Array(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']))
+      .catch((error: unknown) => {
+        verifyKey = null;
+        throw error;
+      }));
   return async (request) => {
     const serverOrigin = new URL(request.url).origin;
     const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin };
@@ -47,7 +56,7 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
       return { ...caller, credentialError: `the ${scheme ?? 'empty'} authorization scheme is not supported here; send "Bearer <token>"` };
     }
     try {
-      const { payload } = await jwtVerify(token, await key(), {
+      const { payload } = await jwtVerify(token, await importedKey(), {
         algorithms: [ALGORITHM],
         issuer: ISSUER,
         audience: ISSUER,

@@ -1,7 +1,8 @@
 import type { Config } from '../config/options.ts';
-import { loadPodRoots } from '../pods/registry.ts';
+import { loadPodRoots, PodOwners } from '../pods/registry.ts';
 import type { Platform } from '../platform.ts';
 import { allowEverything, type AccessControl } from '../wac/access-control.ts';
+import { AclCache } from '../wac/acl-cache.ts';
 import { watchAclWrites } from '../wac/acl-storage.ts';
 import { ensureRootAcl } from '../wac/root-acl.ts';
 import { WebAccessControl } from '../wac/web-access-control.ts';
@@ -23,9 +24,12 @@ export interface Security {
 export function createSecurity(config: Config, base: Platform): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
-  const wac = config.public ? null : new WebAccessControl(base.storage, (line) => base.log(line));
-  const platform: Platform = wac ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => wac.cache.invalidate(aclPath)) } : base;
+  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line));
+  const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => cache.invalidate(aclPath)) } : base;
   const storage = platform.storage;
+  // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.
+  const owners = new PodOwners(storage);
+  const wac = cache ? new WebAccessControl(base.storage, cache, (path) => owners.ownerOf(path)) : null;
   let key: Promise<Uint8Array> | null = null;
   const tokenKey = () => (key ??= loadOrCreateTokenKey(storage));
   let started: Promise<void> | null = null;

@@ -5,6 +5,7 @@ import { handleGet } from './get.ts';
 import { handlePost } from './post.ts';
 import { handlePut } from './put.ts';
 import { resourceHeaders } from './respond.ts';
+import { formatWacAllow } from '../wac/access-control.ts';
 
 const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
@@ -14,8 +15,23 @@ async function handleOptions(ctx: LdpContext): Promise<Response> {
   return new Response(null, { status: 204, headers: await resourceHeaders(ctx, ctx.path) });
 }
 
-/** Dispatches an LDP request on a resource or container to its method handler. */
+/**
+ * Dispatches an LDP request on a resource or container to its method handler. Error answers other than
+ * access denials carry WAC-Allow too (a 404 tells the caller whether they may create the resource): it
+ * depends on the ACLs only, so it reveals nothing about what exists.
+ */
 export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
+  try {
+    return await dispatch(ctx, patch);
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {
+      error.headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, ctx.path)));
+    }
+    throw error;
+  }
+}
+
+async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
   const method = ctx.request.method;
   if (ctx.config.readOnly && WRITE_METHODS.has(method)) {
     throw new HttpProblem(405, 'This server is read-only (--read-only).', {

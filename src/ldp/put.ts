@@ -1,7 +1,8 @@
 import { parseEtagList } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
-import type { PutOptions, PutResult, ResourceMeta } from '../storage/types.ts';
+import type { PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
+import type { AccessRequirement } from '../wac/modes.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { created, resourceHeaders } from './respond.ts';
 import { readWriteBody } from './write-body.ts';
@@ -38,15 +39,25 @@ export function recordPut(ctx: LdpContext, path: string, result: PutResult): voi
   ctx.changes.push({ path, kind: result.created ? 'create' : 'update' });
 }
 
+/**
+ * Write on the target; for a new resource also Append (or Write) on its container and, as every container
+ * created on the way becomes a member of the one above, on each container up to the first that exists.
+ */
+async function putRequirements(storage: StorageDriver, path: string, exists: boolean): Promise<AccessRequirement[]> {
+  const requirements: AccessRequirement[] = [{ path, anyOf: ['write'] }];
+  if (exists) return requirements;
+  for (let container = parentOf(path); container !== null; container = parentOf(container)) {
+    requirements.push({ path: container, anyOf: ['append', 'write'] });
+    if (await storage.head(container)) break;
+  }
+  return requirements;
+}
+
 export async function handlePut(ctx: LdpContext): Promise<Response> {
   const { path } = ctx;
   const storage = ctx.platform.storage;
   const current = await storage.head(path);
-  const parent = parentOf(path);
-  await ctx.access.require(ctx.caller, [
-    { path, anyOf: ['write'] },
-    ...(current || parent === null ? [] : [{ path: parent, anyOf: ['append', 'write'] as const }]),
-  ]);
+  await ctx.access.require(ctx.caller, await putRequirements(storage, path, current !== null));
 
   if (path.endsWith('/')) {
     if (current) throw new HttpProblem(409, 'A container already exists at this URL; PUT cannot replace a container.', { type: 'container-exists' });

@@ -45,3 +45,28 @@ export async function readPodRecord(storage: StorageDriver, name: string): Promi
   if (!stored) return null;
   return JSON.parse(await new Response(stored.body).text()) as PodRecord;
 }
+
+/** The owners of pods, read from their records (written once, never changed) and kept once read. */
+export class PodOwners {
+  readonly #storage: StorageDriver;
+  readonly #byRoot = new Map<string, string>();
+
+  /** `storage` must be the one pods are created and remembered with (see `rememberPodRoot`). */
+  constructor(storage: StorageDriver) {
+    this.#storage = storage;
+  }
+
+  /** URL path and fragment of the WebID owning the pod that holds `path` (`/alice/#me`); null outside named pods. */
+  async ownerOf(path: string): Promise<string | null> {
+    const root = /^\/[^/]+\//.exec(path)?.[0];
+    if (!root || !isPodRoot(this.#storage, root)) return null;
+    const known = this.#byRoot.get(root);
+    if (known !== undefined) return known;
+    const record = await readPodRecord(this.#storage, root.slice(1, -1));
+    if (!record) return null;
+    const webId = new URL(record.webId);
+    const owner = webId.pathname + webId.hash;
+    this.#byRoot.set(root, owner);
+    return owner;
+  }
+}

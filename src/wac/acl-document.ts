@@ -3,7 +3,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { parseRdf } from '../rdf/convert.ts';
 import { JSON_LD, TURTLE } from '../rdf/media.ts';
 import { essenceOf } from '../storage/media-types.ts';
-import { localBase, localizeIri } from './local-iri.ts';
+import { LOCAL_ORIGIN, localBase, localizeIri } from './local-iri.ts';
 import type { AccessMode } from './modes.ts';
 import { ACL, ACL_AUTHORIZATION, RDF_TYPE } from './vocab.ts';
 
@@ -82,14 +82,20 @@ export function authorizationsFromQuads(quads: readonly Quad[], strict: boolean)
   }
   if (strict) {
     for (const key of bySubject.keys()) {
-      if (!typed.has(key)) throw invalid(`${key.replace(/^NamedNode:/, '')} uses acl: properties but is not typed acl:Authorization.`);
+      if (!typed.has(key)) throw invalid(`${nameOf(key)} uses acl: properties but is not typed acl:Authorization.`);
     }
   }
   return result;
 }
 
+/** A node as a client wrote it: the internal parsing origin (local-iri.ts) stripped, so `/alice/.acl#x`. */
+function nameOf(key: string): string {
+  const iri = key.replace(/^NamedNode:/, '').replace(/^BlankNode:/, '_:');
+  return iri.startsWith(LOCAL_ORIGIN + '/') ? iri.slice(LOCAL_ORIGIN.length) : iri;
+}
+
 function checkShape(authorization: Authorization, key: string): void {
-  const name = key.replace(/^NamedNode:/, '');
+  const name = nameOf(key);
   if (authorization.accessTo.length + authorization.default.length === 0) throw invalid(`${name} has neither acl:accessTo nor acl:default.`);
   if (authorization.modes.size === 0) throw invalid(`${name} has no acl:mode.`);
   const subjects = authorization.agents.length + authorization.agentClasses.length + authorization.agentGroups.length + authorization.origins.length;

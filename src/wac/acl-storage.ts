@@ -17,6 +17,7 @@ export function watchAclWrites(inner: StorageDriver, invalidate: (aclPath: strin
     get: (path, options) => inner.get(path, options),
     createContainer: (path) => inner.createContainer(path),
     list: (container) => inner.list(container),
+    children: inner.children ? (container) => inner.children!(container) : undefined,
     usage: (prefix) => inner.usage(prefix),
     close: inner.close ? () => inner.close!() : undefined,
     async put(path: string, body: PutBody, options: PutOptions) {

@@ -16,6 +16,8 @@ export function localBase(path: string): string {
  * relative, or absolute with the origin the request came to — otherwise the absolute IRI unchanged.
  */
 export function localizeIri(iri: string, serverOrigin: string | undefined): string {
+  // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
+  if (iri.startsWith('/')) return iri;
   let url: URL;
   try {
     url = new URL(iri);
@@ -28,13 +30,23 @@ export function localizeIri(iri: string, serverOrigin: string | undefined): stri
   return iri;
 }
 
+/** Storage paths of the localized IRIs seen so far: ACL evaluation asks for the same few on every request. */
+const pathsOfLocal = new Map<string, string | null>();
+const MAX_REMEMBERED_PATHS = 10_000;
+
 /** The storage path a localized IRI names (fragment dropped), or null when it is not on this server. */
 export function storagePathOfLocal(local: string): string | null {
   if (!local.startsWith('/')) return null;
-  const hash = local.indexOf('#');
-  try {
-    return storagePathFromUrlPath(hash === -1 ? local : local.slice(0, hash));
-  } catch {
-    return null;
+  let path = pathsOfLocal.get(local);
+  if (path === undefined) {
+    const hash = local.indexOf('#');
+    try {
+      path = storagePathFromUrlPath(hash === -1 ? local : local.slice(0, hash));
+    } catch {
+      path = null;
+    }
+    if (pathsOfLocal.size >= MAX_REMEMBERED_PATHS) pathsOfLocal.clear();
+    pathsOfLocal.set(local, path);
   }
+  return path;
 }

@@ -2,11 +2,14 @@ import { HttpProblem } from '../http/problem.ts';
 import { isAclPath, subjectOfAcl } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { AclCache } from './acl-cache.ts';
+import type { AclCache } from './acl-cache.ts';
 import type { AccessControl, Caller } from './access-control.ts';
 import { GroupReader, grantedModes, type Subject } from './evaluate.ts';
 import { localizeIri } from './local-iri.ts';
 import { ALL_MODES, type AccessMode, type AccessRequirement } from './modes.ts';
+
+/** URL path and fragment of the WebID owning the pod that holds a path (`/alice/#me`), null outside pods. */
+export type PodOwnerLookup = (path: string) => Promise<string | null>;
 
 function subjectOf(caller: Caller): Subject {
   return {
@@ -47,12 +50,15 @@ function withoutAuxiliaryParents(requirements: readonly AccessRequirement[]): re
  * class, group and origin, and Control alone for ACL documents. No applicable ACL means deny.
  */
 export class WebAccessControl implements AccessControl {
-  readonly cache: AclCache;
+  readonly #cache: AclCache;
   readonly #storage: StorageDriver;
+  readonly #podOwnerOf: PodOwnerLookup;
 
-  constructor(storage: StorageDriver, log: (line: string) => void) {
+  /** `cache` reads through `storage`; whoever writes ACL documents must invalidate it (see acl-storage.ts). */
+  constructor(storage: StorageDriver, cache: AclCache, podOwnerOf: PodOwnerLookup) {
     this.#storage = storage;
-    this.cache = new AclCache(storage, log);
+    this.#cache = cache;
+    this.#podOwnerOf = podOwnerOf;
   }
 
   async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
@@ -72,13 +78,15 @@ export class WebAccessControl implements AccessControl {
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
   }
 
-  /** Modes on a path; on an ACL document every mode comes from Control over the resource it governs. */
+  /**
+   * Modes on a path; on an ACL document every mode comes from Control over the resource it governs. A pod's
+   * owner always has Control in the pod, so no ACL they write can lock them out of fixing it.
+   */
   async #modes(path: string, subject: Subject, groups: GroupReader, serverOrigin: string | undefined): Promise<Set<AccessMode>> {
-    if (isAclPath(path)) {
-      const governed = subjectOfAcl(path);
-      const modes = await grantedModes(await this.cache.effectiveAcl(governed), governed, subject, groups, serverOrigin);
-      return modes.has('control') ? new Set(ALL_MODES) : new Set();
-    }
-    return grantedModes(await this.cache.effectiveAcl(path), path, subject, groups, serverOrigin);
+    const governed = isAclPath(path) ? subjectOfAcl(path) : path;
+    const modes = await grantedModes(await this.#cache.effectiveAcl(governed), governed, subject, groups, serverOrigin);
+    if (subject.webId !== null && !modes.has('control') && (await this.#podOwnerOf(governed)) === subject.webId) modes.add('control');
+    if (isAclPath(path)) return modes.has('control') ? new Set(ALL_MODES) : new Set();
+    return modes;
   }
 }

@@ -48,8 +48,9 @@ describe('inheritance from the nearest ancestor ACL', () => {
     expect((await w.as('bob', '/alice/a/doc')).status).toBe(200);
     // Alice named no authorization for herself there, so even the owner lost access to the resource.
     expect((await w.as('alice', '/alice/a/doc')).status).toBe(403);
-    // But Control over the ACL still comes from the container ACL, which the resource ACL does not govern.
-    expect((await w.as('alice', '/alice/a/doc.acl', { method: 'DELETE' })).status).toBe(403);
+    // As the pod owner she keeps Control, so she can remove that ACL and inherit again.
+    expect((await w.as('alice', '/alice/a/doc.acl', { method: 'DELETE' })).status).toBe(204);
+    expect((await w.as('alice', '/alice/a/doc')).status).toBe(200);
   });
 
   it('changes apply immediately: the cache is invalidated by ACL writes and deletes, for descendants too', async () => {
@@ -127,6 +128,30 @@ describe('ACL documents', () => {
     expect((await w.as('bob', '/alice/a/doc')).status).toBe(200);
   });
 
+  it('are read back as Turtle or JSON-LD without --conneg, as ACL editors expect', async () => {
+    const w = await world();
+    await w.as('alice', '/alice/a/.acl', putTurtleAcl(ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${BOB}>; acl:default <./>; acl:mode acl:Read.`));
+    const turtle = await w.as('alice', '/alice/a/.acl', { headers: { accept: 'text/turtle' } });
+    expect(turtle.status).toBe(200);
+    expect(turtle.headers.get('content-type')).toMatch(/^text\/turtle/);
+    // Written back unchanged, the document still grants what it did.
+    expect((await w.as('alice', '/alice/a/.acl', { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: await turtle.text() })).status).toBe(204);
+    expect((await w.as('bob', '/alice/a/doc')).status).toBe(200);
+    const jsonLd = await w.as('alice', '/alice/a/.acl', { headers: { accept: 'application/ld+json' } });
+    expect(jsonLd.headers.get('content-type')).toBe('application/ld+json');
+    expect(JSON.stringify(await jsonLd.json())).toContain('bob/#me');
+    // Other resources still need --conneg for Turtle.
+    expect((await w.as('alice', '/alice/a/doc', { headers: { accept: 'text/turtle' } })).status).toBe(200);
+    expect((await w.as('alice', '/alice/', { headers: { accept: 'text/turtle' } })).status).toBe(406);
+  });
+
+  it('names the faulty node of a refused ACL as the client wrote it', async () => {
+    const w = await world();
+    const response = await w.as('alice', '/alice/a/.acl', putTurtleAcl('<#x> a acl:Authorization; acl:agent <../#me>; acl:mode acl:Read.'));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toBe('The ACL document is not valid: /alice/a/.acl#x has neither acl:accessTo nor acl:default.');
+  });
+
   it.each([
     ['a Turtle syntax error', '<#x> a acl:Authorization'],
     ['an authorization without a mode', '<#x> a acl:Authorization; acl:agent <../#me>; acl:default <./>.'],
@@ -141,6 +166,22 @@ describe('ACL documents', () => {
     const response = await w.as('alice', '/alice/a/.acl', putTurtleAcl(body));
     expect(response.status).toBe(400);
     expect((await w.as('bob', '/alice/a/doc')).status).toBe(200);
+    expect((await w.as('alice', '/alice/a/doc')).status).toBe(200);
+  });
+
+  it('cannot lock the pod owner out: they keep Control, and only Control, whatever the ACL says', async () => {
+    const w = await world();
+    // An empty ACL is well-formed: it grants nobody anything, not even its author.
+    expect((await w.as('alice', '/alice/a/.acl', putTurtleAcl(''))).status).toBe(201);
+    expect((await w.as('alice', '/alice/a/doc')).status).toBe(403);
+    const head = await w.as('alice', '/alice/a/doc', { method: 'OPTIONS' });
+    expect(head.headers.get('wac-allow')).toBe('user="control",public=""');
+    expect((await w.as('alice', '/alice/a/b/.acl', { headers: { accept: 'text/turtle' } })).status).toBe(404);
+    // A pod is one owner's: bob, named in an ACL of alice's pod without Control, does not get it.
+    await w.as('alice', '/alice/a/.acl', putTurtleAcl(`<#bob> a acl:Authorization; acl:agent <${BOB}>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write.`));
+    expect((await w.as('bob', '/alice/a/.acl')).status).toBe(403);
+    expect((await w.as('bob', '/bob/.acl')).status).toBe(200);
+    expect((await w.as('alice', '/alice/a/.acl', putTurtleAcl(ownerRule('../#me')))).status).toBe(204);
     expect((await w.as('alice', '/alice/a/doc')).status).toBe(200);
   });
 

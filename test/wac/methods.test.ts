@@ -85,6 +85,19 @@ describe('required modes per method (bob in alice\'s pod)', () => {
     expect((await world.as('bob', '/alice/shared/fresh', putText())).status).toBe(201);
   });
 
+  it('PUT that creates containers on the way needs Append or Write where each of them is created', async () => {
+    const world = await sharedWith([]);
+    // Bob may write the members of shared/ (acl:default) but not add to shared/ itself (no acl:accessTo).
+    const acl = ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${BASE}/bob/#me>; acl:default <./>; acl:mode acl:Write.\n`;
+    expect((await world.as('alice', '/alice/shared/.acl', putTurtleAcl(acl))).status).toBe(204);
+    expect((await world.as('bob', '/alice/shared/fresh', putText())).status).toBe(403);
+    expect((await world.as('bob', '/alice/shared/new/deeper/fresh', putText())).status).toBe(403);
+    expect((await world.as('alice', '/alice/shared/new/', { method: 'HEAD' })).status).toBe(404);
+    // Once the container exists, new members of it (and containers below it) are bob's to create.
+    expect((await world.as('alice', '/alice/shared/new/', { method: 'PUT' })).status).toBe(201);
+    expect((await world.as('bob', '/alice/shared/new/deeper/fresh', putText())).status).toBe(201);
+  });
+
   it('DELETE needs Write on the parent container too', async () => {
     const world = await sharedWith([]);
     const acl = `<#bob> a acl:Authorization; acl:agent <${BASE}/bob/#me>; acl:accessTo <./doc>; acl:mode acl:Write.\n`;
@@ -93,7 +106,63 @@ describe('required modes per method (bob in alice\'s pod)', () => {
     expect((await world.as('bob', '/alice/shared/doc', { method: 'DELETE' })).status).toBe(403);
   });
 
-  it.todo('PATCH that only inserts needs Append; with deletes Write; with a where clause also Read (the PATCH handler calls require)');
+  describe('PATCH: inserting needs Append, deleting Write, a where clause Read', () => {
+    const GRAPH = JSON.stringify({ '@id': '#a', 'http://ex/p': 1 });
+    const sparql = (body: string): RequestInit => ({ method: 'PATCH', headers: { 'content-type': 'application/sparql-update' }, body });
+    const n3 = (clauses: string): RequestInit => ({
+      method: 'PATCH',
+      headers: { 'content-type': 'text/n3' },
+      body: `@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:patch a solid:InsertDeletePatch; ${clauses}.`,
+    });
+    const PATCHES: { name: string; patch: RequestInit; allowed(modes: readonly Mode[]): boolean }[] = [
+      { name: 'INSERT DATA', patch: sparql('INSERT DATA { <#a> <http://ex/p> 2 }'), allowed: (m) => has(m, 'Append', 'Write') },
+      { name: 'N3 inserts', patch: n3('solid:inserts { <#a> <http://ex/p> 2 }'), allowed: (m) => has(m, 'Append', 'Write') },
+      // A failed deletion (409) would tell whether a triple exists, so deleting needs Read too (Solid Protocol).
+      { name: 'DELETE DATA', patch: sparql('DELETE DATA { <#a> <http://ex/p> 1 }'), allowed: (m) => has(m, 'Write') && has(m, 'Read') },
+      { name: 'INSERT WHERE', patch: sparql('INSERT { ?s <http://ex/q> 3 } WHERE { ?s <http://ex/p> 1 }'), allowed: (m) => has(m, 'Append', 'Write') && has(m, 'Read') },
+      {
+        name: 'N3 where, deletes and inserts',
+        patch: n3('solid:where { ?s <http://ex/p> ?o }; solid:deletes { ?s <http://ex/p> ?o }; solid:inserts { ?s <http://ex/p> 5 }'),
+        allowed: (m) => has(m, 'Write') && has(m, 'Read'),
+      },
+    ];
+    const PATCH_GRANTS: Mode[][] = [[], ['Read'], ['Append'], ['Write'], ['Control'], ['Read', 'Append'], ['Read', 'Write']];
+
+    for (const { name, patch, allowed: allowedFor } of PATCHES) {
+      for (const modes of PATCH_GRANTS) {
+        const allowed = allowedFor(modes);
+        it(`${name} with ${modes.join('+') || 'no modes'}: ${allowed ? 204 : 403}, and a denied patch changes nothing`, async () => {
+          const world = await sharedWith(modes);
+          const put = await world.as('alice', '/alice/shared/graph', { method: 'PUT', headers: { 'content-type': 'application/ld+json' }, body: GRAPH });
+          expect(put.status).toBe(201);
+          const response = await world.as('bob', '/alice/shared/graph', patch);
+          expect(response.status, await response.clone().text()).toBe(allowed ? 204 : 403);
+          const after = await (await world.as('alice', '/alice/shared/graph')).json();
+          if (allowed) expect(after).not.toEqual(JSON.parse(GRAPH));
+          else expect(after).toEqual(JSON.parse(GRAPH));
+        });
+      }
+    }
+
+    it('creating a resource by PATCH needs Append on the container too', async () => {
+      const world = await sharedWith([]);
+      // Append on the (future) resource through its own ACL is not enough without Append on the container.
+      const acl = `<#bob> a acl:Authorization; acl:agent <${BASE}/bob/#me>; acl:accessTo <./fresh>; acl:mode acl:Append.\n<#owner> a acl:Authorization; acl:agent <../#me>; acl:accessTo <./fresh>; acl:mode acl:Control.\n`;
+      expect((await world.as('alice', '/alice/shared/fresh.acl', putTurtleAcl(acl))).status).toBe(201);
+      const insert = sparql('INSERT DATA { <#a> <http://ex/p> 1 }');
+      expect((await world.as('bob', '/alice/shared/fresh', insert)).status).toBe(403);
+      const containerAcl = ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${BASE}/bob/#me>; acl:accessTo <./>; acl:mode acl:Append.\n`;
+      expect((await world.as('alice', '/alice/shared/.acl', putTurtleAcl(containerAcl))).status).toBe(204);
+      expect((await world.as('bob', '/alice/shared/fresh', insert)).status).toBe(201);
+    });
+
+    it('anonymously: 401, whatever the patch, even before the body is parsed', async () => {
+      const world = await sharedWith(['Read', 'Write']);
+      for (const { patch } of PATCHES) expect((await world.as(null, '/alice/shared/doc', patch)).status).toBe(401);
+      expect((await world.as(null, '/alice/shared/doc', sparql('INSERT DATA { <#a> '))).status).toBe(401);
+      expect((await world.as('bob', '/alice/shared/doc', sparql('INSERT DATA { <#a> '))).status).toBe(400);
+    });
+  });
 });
 
 describe('WAC-Allow', () => {
@@ -107,6 +176,24 @@ describe('WAC-Allow', () => {
     expect(owner.headers.get('wac-allow')).toBe('user="read write append control",public=""');
     const profile = await world.as(null, '/alice/', { method: 'HEAD' });
     expect(profile.headers.get('wac-allow')).toBe('user="read",public="read"');
+  });
+});
+
+describe('WAC-Allow on error answers', () => {
+  it('comes on errors after the access check, such as a 404 that tells whether the caller may create the resource', async () => {
+    const world = await sharedWith(['Read', 'Write']);
+    const missing = await world.as('bob', '/alice/shared/missing', { method: 'HEAD' });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('wac-allow')).toBe('user="read write append",public=""');
+    const conflict = await world.as('alice', '/alice/shared/', { method: 'PUT' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers.get('wac-allow')).toBe('user="read write append control",public=""');
+  });
+
+  it('does not come on denials', async () => {
+    const world = await sharedWith([]);
+    expect((await world.as('bob', '/alice/shared/doc')).headers.get('wac-allow')).toBeNull();
+    expect((await world.as(null, '/alice/shared/doc')).headers.get('wac-allow')).toBeNull();
   });
 });
 
