@@ -1,8 +1,13 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Deno and Bun are installed only by `npm run test:runtimes` (scripts/install-runtimes.sh into .runtimes/),
+// which sets SVC_TEST_EXTRA_RUNTIMES=1; plain `npm test` leaves their tests out.
+const EXTRA_RUNTIME_TESTS = ['test/portable/deno.test.ts', 'test/portable/bun.test.ts', 'test/runtimes/deno-bun.test.ts'];
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, '.runtimes/**', ...(process.env.SVC_TEST_EXTRA_RUNTIMES === '1' ? [] : EXTRA_RUNTIME_TESTS)],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

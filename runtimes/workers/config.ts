@@ -40,5 +40,16 @@ export function workerConfig(env: WorkerEnv): Config {
   if (config.sslKey || config.sslCert) {
     throw new ConfigError('SVC_SSL_KEY / SVC_SSL_CERT (--ssl-key, --ssl-cert) are not available on the workers runtime: Cloudflare terminates TLS.');
   }
+  // Advertising Updates-Via and a subscription service whose sockets cannot connect would mislead clients.
+  if (config.notifications) {
+    throw new ConfigError(
+      'SVC_NOTIFICATIONS (--notifications) is not available on the workers runtime yet: its WebSockets need a WebSocketPair and a Durable Object to hold the subscriptions (see docs/notifications.md). Remove SVC_NOTIFICATIONS, or run on Node for live notifications.',
+    );
+  }
+  // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
+  // `svc token` to mint another: nobody could ever write to it.
+  if (config.singleUser) {
+    throw new ConfigError('SVC_SINGLE_USER (--single-user) is not available on the workers runtime: the owner token is printed at startup, which a Worker does not have. Create the pod with POST /.pods instead.');
+  }
   return config;
 }

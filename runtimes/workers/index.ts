@@ -50,6 +50,36 @@ export default {
     if (current instanceof ConfigError) {
       return problemResponse(500, `The server is misconfigured: ${current.message}`, { type: 'urn:svc:problem:misconfigured' });
     }
-    return current.fetch(request, env, ctx);
+    return answer(current, request, env, ctx);
   },
 };
+
+/** An unread request body up to this size is read to its end before answering; a larger one is cancelled. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * A request answered without reading its body (a 401, 403 or 412 before the write) leaves the body unread,
+ * and behind the `wrangler dev` proxy the next request on that connection then fails with a 503 "worker
+ * restarted mid-request" or hangs (cancelling the body does not help; reading it does). So the rest of a
+ * small body is read before the answer goes out.
+ */
+async function discardUnread(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed) return;
+  const reader = request.body.getReader();
+  try {
+    for (let read = 0; read <= DRAIN_LIMIT_BYTES; ) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing is left to read.
+  }
+}
+
+async function answer(app: App, request: Request, env: WorkerEnv, ctx: WorkerExecutionContext): Promise<Response> {
+  const response = await app.fetch(request, env, ctx);
+  await discardUnread(request);
+  return response;
+}

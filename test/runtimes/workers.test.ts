@@ -173,21 +173,29 @@ for (const storage of ['r2', 'memory'] as const) {
 }
 
 describe('Worker configuration', () => {
-  it('refuses fs storage with a message naming the runtime and the option', async () => {
-    const mf = new Miniflare({
-      modules: true,
-      scriptPath: script,
-      modulesRoot: outdir,
-      compatibilityDate: '2026-04-26',
-      bindings: { SVC_STORAGE: 'fs', SVC_QUIET: 'true' },
+  const refusals: Array<[string, Record<string, string>, RegExp]> = [
+    ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
+    ['WebSocket notifications', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\).*workers runtime/],
+    ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
+    ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
+  ];
+  for (const [what, vars, message] of refusals) {
+    it(`refuses ${what} with a message naming the runtime and the option`, async () => {
+      const mf = new Miniflare({
+        modules: true,
+        scriptPath: script,
+        modulesRoot: outdir,
+        compatibilityDate: '2026-04-26',
+        bindings: { ...vars, SVC_QUIET: 'true' },
+      });
+      try {
+        const response = await mf.dispatchFetch(`${BASE}/`);
+        expect(response.status).toBe(500);
+        const problem = (await response.json()) as { detail: string };
+        expect(problem.detail).toMatch(message);
+      } finally {
+        await mf.dispose();
+      }
     });
-    try {
-      const response = await mf.dispatchFetch(`${BASE}/`);
-      expect(response.status).toBe(500);
-      const problem = (await response.json()) as { detail: string };
-      expect(problem.detail).toMatch(/SVC_STORAGE=fs.*workers runtime/);
-    } finally {
-      await mf.dispose();
-    }
-  });
+  }
 });

@@ -1,0 +1,127 @@
+/**
+ * Deno entry: the same app as `svc start`, served by `Deno.serve`, with WebSocket notifications through
+ * `Deno.upgradeWebSocket`. Files go through Deno's Node compatibility (see runtimes/shared/standalone.ts).
+ *
+ *   deno run --allow-net --allow-env --allow-read --allow-write --allow-sys runtimes/deno/main.ts [svc start options]
+ */
+import type { App } from '../../src/app.ts';
+import { ConfigError } from '../../src/config/resolve.ts';
+import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { baseUrl, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
+
+/** The part of the Deno namespace used here (the project type-checks with Node's types, not Deno's). */
+interface DenoApi {
+  args: string[];
+  env: { toObject(): Record<string, string> };
+  exit(code: number): never;
+  serve(
+    options: { hostname: string; port: number; cert?: string; key?: string; onListen?(address: { hostname: string; port: number }): void },
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
+  upgradeWebSocket(request: Request, options?: { protocol?: string; idleTimeout?: number }): { socket: WebSocket; response: Response };
+  addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
+}
+
+const deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
+
+/** Seconds without a pong before Deno closes a socket (it sends the pings itself). */
+const IDLE_TIMEOUT_SECONDS = 60;
+/** The same frame limit as the Node transport: larger messages close the socket with 1009. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+const CLOSE_TOO_BIG = 1009;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const log = (line: string) => console.log(line);
+const sockets = new Set<WebSocket>();
+
+function isWebSocketRequest(request: Request): boolean {
+  return request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+}
+
+/** Completes an accepted upgrade and connects the socket's events to the core's handlers. */
+function acceptSocket(request: Request, answer: Extract<UpgradeAnswer, { accept: unknown }>): Response {
+  // Like the Node transport (ws), agree to the client's first subprotocol (solid-0.1 clients require the echo).
+  const protocol = request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim() || undefined;
+  const { socket, response } = deno.upgradeWebSocket(request, { protocol, idleTimeout: IDLE_TIMEOUT_SECONDS });
+  socket.addEventListener('open', () => {
+    sockets.add(socket);
+    const handlers = answer.accept({
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+      get bufferedAmount() {
+        return socket.bufferedAmount;
+      },
+    });
+    socket.addEventListener('message', (event) => {
+      if (typeof event.data !== 'string') return handlers.message(null);
+      if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+      handlers.message(event.data);
+    });
+    socket.addEventListener(
+      'close',
+      () => {
+        sockets.delete(socket);
+        handlers.closed();
+      },
+      { once: true },
+    );
+  });
+  return response;
+}
+
+async function answerUpgrade(app: App, request: Request): Promise<Response> {
+  const answer = await app.upgradeWebSocket!(request);
+  if (!answer) return new Response('There is no WebSocket endpoint at this URL.', { status: 404 });
+  if ('refuse' in answer) return answer.refuse;
+  return acceptSocket(request, answer);
+}
+
+async function main(): Promise<void> {
+  const { config, app, storage, tls } = await prepareStandalone('deno', deno.args, deno.env.toObject(), log);
+  let url = '';
+  let listened: () => void = () => {};
+  const listening = new Promise<void>((resolve) => (listened = resolve));
+  const server = deno.serve(
+    {
+      hostname: config.host,
+      port: config.port,
+      ...tls,
+      onListen: ({ hostname, port }) => {
+        url = baseUrl(Boolean(tls), hostname, port);
+        listened();
+      },
+    },
+    (request, info) => {
+      if (app.upgradeWebSocket && isWebSocketRequest(request)) return answerUpgrade(app, request);
+      const connection: ConnectionInfo = { remoteAddress: info.remoteAddr.hostname };
+      return app.fetch(request, connection);
+    },
+  );
+  await listening;
+  const singleUser = await singleUserNotice(app, url, config);
+  if (singleUser) log(singleUser);
+  log(listeningLine('deno', url, config));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal} received: finishing in-flight requests, then exiting.`);
+    setTimeout(() => {
+      log('in-flight requests did not finish in time; exiting anyway.');
+      deno.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    for (const socket of sockets) socket.close(1001, 'server shutting down');
+    void server
+      .shutdown()
+      .then(() => storage.close?.())
+      .then(() => deno.exit(0));
+  };
+  deno.addSignalListener('SIGINT', () => stop('SIGINT'));
+  deno.addSignalListener('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`svc: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  deno.exit(1);
+});

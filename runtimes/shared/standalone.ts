@@ -1,0 +1,127 @@
+/**
+ * What the Deno and Bun entry points share: options from the same table as `svc start` (flags, `SVC_*`
+ * environment, `-c` config file), the startup refusals of what a runtime cannot offer, and the storage.
+ * File access goes through each runtime's Node compatibility (`node:fs`), so the fs driver is the very
+ * driver Node uses: same file layout, same atomic create-only and replace.
+ */
+import { cac } from 'cac';
+import { readFile } from 'node:fs/promises';
+import { createApp, type App } from '../../src/app.ts';
+import { OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
+import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import type { Platform } from '../../src/platform.ts';
+import type { StorageDriver } from '../../src/storage/types.ts';
+import { FsDriver } from '../../storage-drivers/fs.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { loadConfig } from '../node/load-config.ts';
+
+export type StandaloneRuntime = 'deno' | 'bun';
+
+/** What the runtime passes as `env` to `app.fetch`, so the core can see the client's address. */
+export interface ConnectionInfo {
+  remoteAddress?: string;
+}
+
+export interface Standalone {
+  config: Config;
+  app: App;
+  storage: StorageDriver;
+  /** PEM key and certificate when --ssl-key and --ssl-cert are given. */
+  tls?: { key: string; cert: string };
+}
+
+/** Parses command-line flags with the same option declarations as `svc start`. */
+function parseFlags(runtime: StandaloneRuntime, args: string[]): Record<string, unknown> {
+  const cli = cac(`svc (${runtime})`);
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    const long = `--${spec.flag}${spec.arg ? ' ' + spec.arg : ''}`;
+    cli.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
+  }
+  let parsed;
+  try {
+    parsed = cli.parse(['', '', ...args], { run: false });
+    cli.globalCommand.checkUnknownOptions();
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}. The options are those of \`svc start --help\`.`);
+  }
+  if (parsed.args.length > 0) throw new ConfigError(`unexpected argument "${parsed.args[0]}": the ${runtime} entry point only serves; give options as flags.`);
+  const flags: Record<string, unknown> = {};
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    const value = parsed.options[spec.key];
+    if (value !== undefined) flags[spec.key] = Array.isArray(value) ? value.at(-1) : value;
+    // cac reads an empty value (`--single-user-name ''`) as 0 or true; as in `svc start`, the last value given wins.
+    if (spec.kind === 'string' && lastValueOf(args, spec.flag) === '') flags[spec.key] = '';
+  }
+  return flags;
+}
+
+/** The last value given for `--flag value` or `--flag=value` in the raw arguments. */
+function lastValueOf(args: readonly string[], flag: string): string | undefined {
+  let last: string | undefined;
+  args.forEach((word, index) => {
+    if (word === `--${flag}`) last = args[index + 1];
+    else if (word.startsWith(`--${flag}=`)) last = word.slice(flag.length + 3);
+  });
+  return last;
+}
+
+/** Refuses, before anything listens, the options this runtime cannot honour. */
+function refuseUnsupported(runtime: StandaloneRuntime, config: Config): void {
+  if (config.storage === 'r2') {
+    throw new ConfigError(`--storage r2 (SVC_STORAGE=r2) is not available on the ${runtime} runtime: R2 is reached through a Cloudflare Workers binding. Use --storage fs or --storage memory.`);
+  }
+  if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
+    throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
+  }
+}
+
+async function readPem(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read ${option} ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Resolves the options, refuses what the runtime cannot do, opens the storage and builds the app. */
+export async function prepareStandalone(
+  runtime: StandaloneRuntime,
+  args: string[],
+  env: Record<string, string | undefined>,
+  log: (line: string) => void,
+): Promise<Standalone> {
+  const config = await loadConfig(parseFlags(runtime, args), env);
+  refuseUnsupported(runtime, config);
+  for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
+  const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
+
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);
+  const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress };
+  const app = createApp(config, platform);
+  await app.init();
+  return { config, app, storage, ...(tls && { tls }) };
+}
+
+/** The line the process prints once it listens (the same wording as `svc start`, so tools can wait for it). */
+export function listeningLine(runtime: StandaloneRuntime, url: string, config: Config): string {
+  const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
+  return `svc listening on ${url} (runtime: ${runtime}, storage: ${storageText})`;
+}
+
+/**
+ * With --single-user: where the pod is, and its owner token on the start that created it (Node's `svc token`
+ * mints a new one from the same --root, as the data layout is the same on every runtime).
+ */
+export async function singleUserNotice(app: App, url: string, config: Config): Promise<string | null> {
+  const pod = await app.singleUserPod?.();
+  if (!pod) return null;
+  const origin = url.replace(/\/$/, '');
+  const where = `single-user pod: ${origin}${pod.podPath} (WebID ${origin}${pod.webIdPath})`;
+  if (pod.token) return `${where}\nowner token (send it as "Authorization: Bearer <token>"):\n${pod.token}`;
+  return `${where}\nits owner token was printed at first start; a new one: svc token ${pod.name || '/'} -r ${config.root}`;
+}
+
+/** The URL to print for a bound address: IPv6 in brackets. */
+export function baseUrl(tls: boolean, hostname: string, port: number): string {
+  return `${tls ? 'https' : 'http'}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`;
+}

@@ -1,0 +1,4 @@
+import { startBun } from './servers.ts';
+import { describePortable } from './suite.ts';
+
+describePortable('bun', startBun);

@@ -1,0 +1,4 @@
+import { startWorkers } from './servers.ts';
+import { describePortable } from './suite.ts';
+
+describePortable('workers', startWorkers);

@@ -1,0 +1,142 @@
+/**
+ * What the Deno and Bun entry points do beyond the portable suite: the fs driver's file layout, WebSocket
+ * notifications, HTTPS, and the startup refusals. Runs with `npm run test:runtimes`, which installs both.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Inbox } from '../notifications/support.ts';
+import { runExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
+import type { RunningTarget } from '../portable/suite.ts';
+
+const run = promisify(execFile);
+const QUIET = { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false' };
+
+for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]) {
+  describe(`the ${runtime} entry point`, () => {
+    describe('with --public --notifications', () => {
+      let server: RunningTarget & { root: string };
+      const inboxes: Inbox[] = [];
+      beforeAll(async () => {
+        server = await startExtraRuntime(runtime, ['--public', '--notifications'], QUIET);
+      }, 60_000);
+      afterAll(async () => {
+        for (const inbox of inboxes) inbox.close();
+        await server?.stop();
+      });
+
+      it('stores resources as plain files under --root (the fs driver)', async () => {
+        const put = await fetch(`${server.base}/notes/hello.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello files' });
+        expect(put.status).toBe(201);
+        expect(await readFile(join(server.root, 'notes', 'hello.txt'), 'utf8')).toBe('hello files');
+      });
+
+      it('sends solid-0.1 notifications over a WebSocket', async () => {
+        const wsUrl = `${server.base.replace(/^http/, 'ws')}/.notifications`;
+        expect((await fetch(`${server.base}/`, { method: 'HEAD' })).headers.get('updates-via')).toBe(wsUrl);
+        const inbox = new Inbox(wsUrl, 'solid-0.1');
+        inboxes.push(inbox);
+        await inbox.opened;
+        expect(await inbox.next()).toBe('protocol solid-0.1');
+        expect(await inbox.ask(`sub ${server.base}/watched/`)).toBe(`ack ${server.base}/watched/`);
+        expect((await fetch(`${server.base}/watched/doc.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(201);
+        expect(await inbox.until((line) => line.startsWith('pub '))).toBe(`pub ${server.base}/watched/`);
+        expect(await inbox.ask('hello')).toBe('err - malformed');
+      });
+
+      it('closes a socket that sends a frame beyond the size limit (1009)', async () => {
+        const inbox = new Inbox(`${server.base.replace(/^http/, 'ws')}/.notifications`, 'solid-0.1');
+        inboxes.push(inbox);
+        await inbox.opened;
+        inbox.socket.send('x'.repeat(100_000));
+        expect((await inbox.closed).code).toBe(1009);
+      });
+
+      it('answers 404 to an upgrade at a URL that is no WebSocket endpoint', async () => {
+        const inbox = new Inbox(`${server.base.replace(/^http/, 'ws')}/notes/`);
+        await expect(inbox.opened).rejects.toThrow(/404/);
+      });
+    });
+
+    it('serves HTTPS with --ssl-key and --ssl-cert', async () => {
+      const dir = await mkdtemp(join(tmpdir(), `svc-${runtime}-tls-`));
+      const key = join(dir, 'key.pem');
+      const cert = join(dir, 'cert.pem');
+      await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1']);
+      const server = await startExtraRuntime(runtime, ['--public', '--ssl-key', key, '--ssl-cert', cert], QUIET);
+      try {
+        expect(server.base.startsWith('https://')).toBe(true);
+        const { stdout } = await run('curl', ['-s', '--cacert', cert, '-o', '/dev/null', '-w', '%{http_code}', `${server.base}/`]);
+        expect(stdout).toBe('200');
+      } finally {
+        await server.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('reads a -c config file: memory storage leaves --root empty', async () => {
+      const dir = await mkdtemp(join(tmpdir(), `svc-${runtime}-config-`));
+      const configFile = join(dir, 'svc.config.json');
+      await writeFile(configFile, JSON.stringify({ storage: 'memory', public: true }));
+      const server = await startExtraRuntime(runtime, ['-c', configFile], QUIET);
+      try {
+        expect(server.output()).toContain('storage: memory');
+        expect((await fetch(`${server.base}/kept/in-memory.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'm' })).status).toBe(201);
+        expect(await (await fetch(`${server.base}/kept/in-memory.txt`)).text()).toBe('m');
+        expect(await readdir(server.root)).toEqual([]);
+      } finally {
+        await server.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('with --single-user prints the pod and an owner token that works', async () => {
+      const server = await startExtraRuntime(runtime, ['--single-user', '--single-user-name', 'solo'], QUIET);
+      try {
+        expect(server.output()).toContain(`single-user pod: ${server.base}/solo/`);
+        const token = /owner token[^\n]*:\n(\S+)/.exec(server.output())?.[1];
+        expect(token).toBeTruthy();
+        const put = await fetch(`${server.base}/solo/private/x.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` }, body: 'mine' });
+        expect(put.status).toBe(201);
+        expect((await fetch(`${server.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"other"}' })).status).toBe(403);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it("with --single-user-name '' puts the pod at the root", async () => {
+      const server = await startExtraRuntime(runtime, ['--single-user', '--single-user-name', ''], QUIET);
+      try {
+        expect(server.output()).toContain(`single-user pod: ${server.base}/ (WebID ${server.base}/profile/card#me)`);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    describe('refuses at startup, naming the runtime and the option', () => {
+      it('--storage r2 (flag) and SVC_STORAGE=r2 (environment)', async () => {
+        const byFlag = await runExtraRuntime(runtime, ['--storage', 'r2']);
+        expect(byFlag.code).toBe(1);
+        expect(byFlag.output).toContain(`--storage r2 (SVC_STORAGE=r2) is not available on the ${runtime} runtime`);
+        const byEnv = await runExtraRuntime(runtime, [], { SVC_STORAGE: 'r2' });
+        expect(byEnv.code).toBe(1);
+        expect(byEnv.output).toContain(`not available on the ${runtime} runtime`);
+      });
+
+      it('invalid values and unknown flags, with the messages of svc start', async () => {
+        const badPort = await runExtraRuntime(runtime, [], { SVC_PORT: 'eighty' });
+        expect(badPort.code).toBe(1);
+        expect(badPort.output).toContain('Invalid value "eighty" for SVC_PORT (--port)');
+        const unknown = await runExtraRuntime(runtime, ['--bogus-option']);
+        expect(unknown.code).toBe(1);
+        expect(unknown.output).toMatch(/Unknown option `--bogusOption`/);
+        const halfTls = await runExtraRuntime(runtime, ['--ssl-key', 'key.pem']);
+        expect(halfTls.code).toBe(1);
+        expect(halfTls.output).toContain('--ssl-key and --ssl-cert must be given together');
+      });
+    });
+  });
+}
