@@ -12,6 +12,7 @@ import { InviteStore, redeemInvite } from './invites/store.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { podCreationHandler, type PodCreationHooks } from './pods/create.ts';
+import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota } from './quota/record.ts';
 import { createNotifications } from './notifications/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
@@ -23,6 +24,8 @@ export interface App {
   init(): Promise<void>;
   /** With --notifications: answers a WebSocket upgrade request the runtime received (null: not a WebSocket endpoint). */
   upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
+  /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
+  singleUserPod?(): Promise<SingleUserPod>;
 }
 
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
@@ -50,17 +53,37 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   app.onError((error) => errorToResponse(error, log));
   if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate }));
   app.use('*', async (_c, next) => {
-    await security.init();
+    await init();
     await next();
   });
 
   const invites = new InviteStore(platform.storage, now);
   const podHooks: PodCreationHooks = {
     admit: config.inviteOnly ? (fields, create) => redeemInvite(invites, fields.invite, create) : undefined,
-    created: async (podRoot) => void (await initPodQuota(platform.storage, podRoot, config.defaultQuota)),
+    created: async (podRoot) => {
+      await initPodQuota(platform.storage, podRoot, config.defaultQuota);
+      // A new pod is a new member of the root container: its subscribers hear of it as of any other write.
+      notifications?.publish([{ path: podRoot, kind: 'create' }]);
+    },
   };
   const createPod = podCreationHandler({ ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, readOnly: config.readOnly, now, log, hooks: podHooks });
-  app.post('/.pods', (c) => createPod(c.req.raw));
+  app.post('/.pods', (c) => {
+    if (config.singleUser) throw registrationClosed();
+    return createPod(c.req.raw);
+  });
+
+  let singleUserPod: Promise<SingleUserPod> | null = null;
+  const init = async () => {
+    await security.init();
+    if (config.singleUser) {
+      const deps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log, created: podHooks.created! };
+      singleUserPod ??= ensureSingleUserPod(deps, config.singleUserName).catch((error: unknown) => {
+        singleUserPod = null;
+        throw error;
+      });
+      await singleUserPod;
+    }
+  };
 
   const notifications = config.notifications
     ? createNotifications({ storage: platform.storage, access, authenticate, requireRead: config.notificationsAuth, log, now })
@@ -85,5 +108,5 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return response;
   });
 
-  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init: security.init, ...(notifications && { upgradeWebSocket: notifications.upgrade }) };
+  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: notifications.upgrade }) };
 }
