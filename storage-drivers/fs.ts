@@ -3,7 +3,10 @@ import type { BigIntStats } from 'node:fs';
 import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import { BoundedCache } from '../src/storage/bounded-cache.ts';
+import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
+import { ListingCache } from './fs-listing-cache.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import {
@@ -18,6 +21,30 @@ import {
 } from '../src/storage/types.ts';
 
 const encoder = new TextEncoder();
+
+/** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
+const SMALL_BODY = 64 * 1024;
+const BODY_CACHE_BYTES = 16 * 1024 * 1024;
+/** How long a cached body is served without looking at the file again; see FsOptions. */
+const REVALIDATE_AFTER_MS = 1000;
+
+export interface FsOptions {
+  /**
+   * A cached body (and its metadata) is served for this long before the file's stats are checked again:
+   * how long a file edited outside svc may show its previous version. Writes through svc are seen at once.
+   * Dot-files (ACLs, quota records, `.server/`), which svc's own commands edit on disk, are always checked.
+   */
+  revalidateAfterMs?: number;
+}
+
+interface CachedBody {
+  meta: ResourceMeta;
+  bytes: Uint8Array;
+  checkedAt: number;
+}
+
+/** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
+const DOT_SEGMENT = /\/\./;
 
 function isInternalName(name: string): boolean {
   return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
@@ -42,17 +69,34 @@ export class FsDriver implements StorageDriver {
   readonly name = 'fs';
   readonly capabilities = { ranges: true, crossProcessAtomic: false };
   private readonly lock = new KeyedLock();
+  // Every write through this driver invalidates what it touched; what changes outside it is caught by the
+  // validators (the ETag for bodies; see ListingCache for listings).
+  private readonly contentTypes = new BoundedCache<string, string>(50_000);
+  private readonly bodies = new BoundedCache<string, CachedBody>(BODY_CACHE_BYTES, (entry) => entry.bytes.byteLength);
+  private readonly listings = new ListingCache();
+  /** Counts writes, so a body or content type read while one happened is not cached. */
+  private writes = 0;
 
   readonly root: string;
 
-  private constructor(root: string) {
+  private readonly revalidateAfterMs: number;
+
+  private constructor(root: string, options: FsOptions) {
     this.root = root;
+    this.revalidateAfterMs = options.revalidateAfterMs ?? REVALIDATE_AFTER_MS;
   }
 
-  static async open(root: string): Promise<FsDriver> {
+  static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
     const absolute = resolve(root);
     await mkdir(absolute, { recursive: true });
-    return new FsDriver(absolute);
+    return new FsDriver(absolute, options);
+  }
+
+  /** The cached body of a path, if it may be served without checking the file (see FsOptions). */
+  private freshBody(path: string): CachedBody | undefined {
+    const cached = this.bodies.get(path);
+    if (!cached || performance.now() - cached.checkedAt >= this.revalidateAfterMs || DOT_SEGMENT.test(path)) return undefined;
+    return cached;
   }
 
   private fsPath(path: string): string {
@@ -73,12 +117,29 @@ export class FsDriver implements StorageDriver {
   }
 
   private async contentTypeOf(path: string): Promise<string> {
+    const cached = this.contentTypes.get(path);
+    if (cached !== undefined) return cached;
+    const writes = this.writes;
+    let type: string;
     try {
-      return JSON.parse(await readFile(this.sidecarPath(path), 'utf8')).contentType as string;
+      type = JSON.parse(await readFile(this.sidecarPath(path), 'utf8')).contentType as string;
     } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return mediaTypeForName(nameOf(path));
-      throw error;
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+      type = mediaTypeForName(nameOf(path));
     }
+    if (this.writes === writes) this.contentTypes.set(path, type);
+    return type;
+  }
+
+  /**
+   * Forgets what a write to `path` changes: its body, its type, and the listings of its ancestors. Called
+   * before the write and again once it is on disk, so nothing read while it ran is kept.
+   */
+  private changed(path: string): void {
+    this.writes++;
+    this.bodies.delete(path);
+    this.contentTypes.delete(path);
+    this.listings.invalidate(path);
   }
 
   private metaFromStats(path: string, stats: BigIntStats, contentType?: string): ResourceMeta {
@@ -100,6 +161,8 @@ export class FsDriver implements StorageDriver {
   }
 
   async head(path: string): Promise<ResourceMeta | null> {
+    const fresh = this.freshBody(path);
+    if (fresh) return fresh.meta;
     const stats = await this.stat(path);
     if (!this.matches(path, stats)) return null;
     return this.metaFromStats(path, stats, stats.isFile() ? await this.contentTypeOf(path) : undefined);
@@ -110,6 +173,21 @@ export class FsDriver implements StorageDriver {
       const meta = await this.head(path);
       return meta ? { meta, body: new ReadableStream({ start: (c) => c.close() }) } : null;
     }
+    if (!options?.range) {
+      const fresh = this.freshBody(path);
+      if (fresh) return withBytes(fresh.meta, fresh.bytes);
+      const cached = this.bodies.get(path);
+      if (cached) {
+        const stats = await this.stat(path);
+        if (!this.matches(path, stats)) return null;
+        const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+        if (meta.etag === cached.meta.etag) {
+          cached.checkedAt = performance.now();
+          return withBytes(meta, cached.bytes);
+        }
+      }
+    }
+    const writes = this.writes;
     let handle;
     try {
       handle = await open(this.fsPath(path), 'r');
@@ -125,6 +203,12 @@ export class FsDriver implements StorageDriver {
         return null;
       }
       const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+      if (!options?.range && meta.size <= SMALL_BODY) {
+        const bytes = new Uint8Array(await handle.readFile());
+        await handle.close();
+        if (bytes.byteLength === meta.size && this.writes === writes) this.bodies.set(path, { meta, bytes, checkedAt: performance.now() });
+        return withBytes(meta, bytes);
+      }
       let range: { start: number; end: number } | undefined;
       if (options?.range) range = { start: options.range.start, end: Math.min(options.range.end ?? meta.size - 1, meta.size - 1) };
       const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
@@ -138,11 +222,16 @@ export class FsDriver implements StorageDriver {
   async put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null> {
     const target = this.fsPath(path);
     if (options.ifMatch !== undefined && !(await this.head(path))) return null;
-    const createdContainers = await this.ensureParent(path);
-    const temp = join(target, '..', `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
-    await this.writeTemp(temp, body);
+    // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
+    const temp = join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
+    // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
+    const written = await this.writeTemp(temp, body);
+    let renamed = false;
     try {
+      const createdContainers = await this.ensureParent(path);
       return await this.lock.run(target, async () => {
+        const knownType = this.contentTypes.get(path);
+        this.changed(path);
         const before = await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
@@ -150,6 +239,8 @@ export class FsDriver implements StorageDriver {
           if (!before?.isFile() || this.metaFromStats(path, before).etag !== options.ifMatch) return null;
         }
         const impliedType = mediaTypeForName(nameOf(path));
+        // A cached type speaks for the sidecar only while the file it belongs to is still there.
+        const sidecarSays = before ? knownType : undefined;
         if (options.ifNoneMatch === '*') {
           try {
             await link(temp, target);
@@ -157,25 +248,28 @@ export class FsDriver implements StorageDriver {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
-          await this.writeSidecar(path, options.contentType, impliedType);
+          await this.writeSidecar(path, options.contentType, impliedType, sidecarSays);
         } else {
-          await this.writeSidecar(path, options.contentType, impliedType);
+          await this.writeSidecar(path, options.contentType, impliedType, sidecarSays);
           await rename(temp, target);
+          renamed = true;
         }
-        const after = await lstat(target, { bigint: true });
+        this.changed(path);
+        this.contentTypes.set(path, options.contentType);
         return {
-          meta: this.metaFromStats(path, after, options.contentType),
+          meta: this.metaFromStats(path, written, options.contentType),
           created: !before,
           createdContainers,
           previousSize: before ? Number(before.size) : 0,
         };
       });
     } finally {
-      await unlink(temp).catch(() => undefined);
+      if (!renamed) await unlink(temp).catch(() => undefined);
     }
   }
 
   async createContainer(path: string): Promise<PutResult | null> {
+    this.changed(path);
     const createdContainers = await this.ensureParent(path);
     try {
       await mkdir(this.fsPath(path));
@@ -186,6 +280,7 @@ export class FsDriver implements StorageDriver {
       throw new StorageError('Conflict', `a resource exists at ${path.slice(0, -1)}`);
     }
     const stats = await lstat(this.fsPath(path), { bigint: true });
+    this.changed(path);
     return { meta: this.metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
   }
 
@@ -197,17 +292,30 @@ export class FsDriver implements StorageDriver {
       if (!this.matches(path, stats)) return null;
       const meta = this.metaFromStats(path, stats);
       if (options?.ifMatch !== undefined && meta.etag !== options.ifMatch) return null;
+      this.changed(path);
       if (meta.isContainer) {
         await this.removeEmptyDirectory(path);
       } else {
         await unlink(target);
         await unlink(this.sidecarPath(path)).catch(() => undefined);
       }
+      this.changed(path);
       return meta;
     });
   }
 
   async *list(container: string): AsyncIterable<ResourceMeta> {
+    yield* await this.children(container);
+  }
+
+  /** A container's members, reused while the directory is unchanged (see ListingCache). */
+  async children(container: string): Promise<readonly ResourceMeta[]> {
+    const dirStats = await this.stat(container);
+    if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
+    return this.listings.members(container, dirStats, () => this.readMembers(container));
+  }
+
+  private async readMembers(container: string): Promise<ResourceMeta[]> {
     let dir;
     try {
       dir = await opendir(this.fsPath(container));
@@ -216,20 +324,23 @@ export class FsDriver implements StorageDriver {
       if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
       throw error;
     }
+    const members: ResourceMeta[] = [];
     const batch: Promise<ResourceMeta | null>[] = [];
     const statChild = async (childPath: string) => {
       const stats = await this.stat(childPath);
       return stats && (stats.isFile() || stats.isDirectory()) ? this.metaFromStats(childPath, stats) : null;
     };
+    const drain = async () => {
+      for (const meta of await Promise.all(batch.splice(0))) if (meta) members.push(meta);
+    };
     for await (const entry of dir) {
       if (isInternalName(entry.name)) continue;
       if (entry.isDirectory()) batch.push(statChild(`${container}${entry.name}/`));
       else if (entry.isFile()) batch.push(statChild(container + entry.name));
-      if (batch.length >= 64) {
-        for (const meta of await Promise.all(batch.splice(0))) if (meta) yield meta;
-      }
+      if (batch.length >= 64) await drain();
     }
-    for (const meta of await Promise.all(batch)) if (meta) yield meta;
+    await drain();
+    return members;
   }
 
   async usage(prefix: string): Promise<number> {
@@ -270,8 +381,10 @@ export class FsDriver implements StorageDriver {
     return ancestorsOf(path).filter((ancestor) => depthOf(ancestor) >= firstDepth);
   }
 
-  private async writeTemp(temp: string, body: PutBody): Promise<void> {
+  /** Writes the body to a new temp file and returns the file's stats. */
+  private async writeTemp(temp: string, body: PutBody): Promise<BigIntStats> {
     const handle = await open(temp, 'wx');
+    let stats: BigIntStats;
     try {
       if (typeof body === 'string') await handle.writeFile(encoder.encode(body));
       else if (body instanceof Uint8Array) await handle.writeFile(body);
@@ -288,15 +401,19 @@ export class FsDriver implements StorageDriver {
           await handle.write(chunk.value);
         }
       }
+      stats = await handle.stat({ bigint: true });
     } catch (error) {
       await handle.close();
       await unlink(temp).catch(() => undefined);
       throw error;
     }
     await handle.close();
+    return stats;
   }
 
-  private async writeSidecar(path: string, contentType: string, impliedType: string): Promise<void> {
+  /** `knownType`: the type last read or written for the path, when cached; the sidecar on disk already says it. */
+  private async writeSidecar(path: string, contentType: string, impliedType: string, knownType?: string): Promise<void> {
+    if (knownType === contentType) return;
     const sidecar = this.sidecarPath(path);
     if (contentType === impliedType) {
       await unlink(sidecar).catch(() => undefined);
@@ -322,4 +439,14 @@ export class FsDriver implements StorageDriver {
       throw error;
     }
   }
+}
+
+function withBytes(meta: ResourceMeta, bytes: Uint8Array): StoredBody {
+  return {
+    meta,
+    bytes,
+    get body() {
+      return bytesToStream(bytes);
+    },
+  };
 }

@@ -1,16 +1,44 @@
 import { negotiate, parseAccept } from '../http/accept.ts';
 import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
+import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
 import { JSON_LD, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
 import { essenceOf } from '../storage/media-types.ts';
-import type { ResourceMeta } from '../storage/types.ts';
+import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
-import { isServerPrivatePath } from './auxiliary.ts';
+import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingToJsonLd, listingToQuads, readListing } from './listing.ts';
+import { listingBody, listingToJsonLd, listingToQuads, readListing } from './listing.ts';
 import { resourceHeaders } from './respond.ts';
+
+const decoder = new TextDecoder();
+
+/** The bytes when the driver already holds them (a Response sends those without a stream), else the stream. */
+function bodyOf(stored: StoredBody): BodyInit {
+  return (stored.bytes as Uint8Array<ArrayBuffer> | undefined) ?? stored.body;
+}
+
+/** Converted representations, per storage, keyed by everything they depend on (the ETag among it). */
+const conversions = new WeakMap<object, BoundedCache<string, string>>();
+const CONVERSION_CACHE_CHARS = 8 * 1024 * 1024;
+
+/** The stored RDF in another syntax; a resource read again unchanged is not converted again. */
+async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: string): Promise<string> {
+  let cache = conversions.get(ctx.platform.storage);
+  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(CONVERSION_CACHE_CHARS, (text) => text.length)));
+  const key = `${ctx.path}\n${stored.meta.etag}\n${to}\n${ctx.url.origin}`;
+  const cached = cache.get(key);
+  if (cached !== undefined) {
+    await stored.body.cancel();
+    return cached;
+  }
+  const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();
+  const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path));
+  cache.set(key, output);
+  return output;
+}
 
 function notFound(): HttpProblem {
   return new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
@@ -41,8 +69,10 @@ function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Head
  * so a wildcard Accept gets it), then the other outputs, then under --conneg the stored form itself (e.g. N3).
  */
 function offersFor(ctx: LdpContext, storedType: string): string[] {
-  const outputs = rdfOutputs(ctx.config.conneg);
-  return ctx.config.conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
+  // ACL editors read ACL documents as Turtle, so those are negotiated even without --conneg.
+  const conneg = ctx.config.conneg || isAclPath(ctx.path);
+  const outputs = rdfOutputs(conneg);
+  return conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
 }
 
 function notAcceptable(offers: readonly string[]): HttpProblem {
@@ -71,7 +101,9 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (headOnly) return new Response(null, { status: 200, headers });
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
-    const body = type === JSON_LD ? listingToJsonLd(listing, url) : await serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path));
+    const body = await listingBody(listing, `${ctx.url.origin} ${type} ${meta.etag}`, () =>
+      type === JSON_LD ? listingToJsonLd(listing, url) : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
+    );
     return new Response(body, { status: 200, headers });
   }
 
@@ -99,12 +131,11 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (type === storedEssence) {
       headers.set('Content-Type', storedType);
       headers.set('Content-Length', String(meta.size));
-      return new Response(headOnly ? null : (stored as { body: ReadableStream }).body, { status: 200, headers });
+      return new Response(headOnly ? null : bodyOf(stored as StoredBody), { status: 200, headers });
     }
     headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
     if (headOnly) return new Response(null, { status: 200, headers });
-    const text = await new Response((stored as { body: ReadableStream }).body).text();
-    return new Response(await convertRdf(text, storedEssence, type, urlFor(ctx, path)), { status: 200, headers });
+    return new Response(await converted(ctx, stored as StoredBody, storedEssence, type), { status: 200, headers });
   }
 
   headers.set('Content-Type', storedType);
@@ -127,5 +158,5 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     return new Response(partial.body, { status: 206, headers });
   }
   headers.set('Content-Length', String(meta.size));
-  return new Response(headOnly ? null : (stored as { body: ReadableStream }).body, { status: 200, headers });
+  return new Response(headOnly ? null : bodyOf(stored as StoredBody), { status: 200, headers });
 }

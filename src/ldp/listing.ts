@@ -14,14 +14,48 @@ export interface Listing {
   members: ResourceMeta[];
 }
 
+function visibleSorted(members: Iterable<ResourceMeta>): ResourceMeta[] {
+  const visible: ResourceMeta[] = [];
+  for (const member of members) if (!isHiddenFromListing(member.path)) visible.push(member);
+  return visible.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The visible members of a driver's reusable `children` array, and the bodies made from those members. */
+const visibleOf = new WeakMap<readonly ResourceMeta[], ResourceMeta[]>();
+const bodiesOf = new WeakMap<readonly ResourceMeta[], Map<string, string>>();
+const BODIES_PER_LISTING = 4;
+
 /** Reads a container's visible members: auxiliary resources and server files are left out. */
 export async function readListing(storage: StorageDriver, container: ResourceMeta): Promise<Listing> {
-  const members: ResourceMeta[] = [];
-  for await (const member of storage.list(container.path)) {
-    if (!isHiddenFromListing(member.path)) members.push(member);
+  if (storage.children) {
+    const children = await storage.children(container.path);
+    let members = visibleOf.get(children);
+    if (!members) {
+      members = visibleSorted(children);
+      visibleOf.set(children, members);
+      bodiesOf.set(members, new Map());
+    }
+    return { container, members };
   }
-  members.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { container, members };
+  const members: ResourceMeta[] = [];
+  for await (const member of storage.list(container.path)) members.push(member);
+  return { container, members: visibleSorted(members) };
+}
+
+/**
+ * A body made from a listing, reused while the driver hands out the same members (an unchanged container):
+ * `key` must name everything else the body depends on (origin, media type, the container's ETag).
+ */
+export async function listingBody(listing: Listing, key: string, make: () => string | Promise<string>): Promise<string> {
+  const bodies = bodiesOf.get(listing.members);
+  const cached = bodies?.get(key);
+  if (cached !== undefined) return cached;
+  const body = await make();
+  if (bodies) {
+    if (bodies.size >= BODIES_PER_LISTING) bodies.clear();
+    bodies.set(key, body);
+  }
+  return body;
 }
 
 const CONTEXT = {

@@ -131,6 +131,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
     head: (path) => inner.head(path),
     get: (path, getOptions) => inner.get(path, getOptions),
     list: (container) => inner.list(container),
+    children: inner.children ? (container) => inner.children!(container) : undefined,
     usage: (prefix) => inner.usage(prefix),
     createContainer: (path) => inner.createContainer(path),
     close: inner.close ? () => inner.close!() : undefined,

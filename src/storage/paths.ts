@@ -75,9 +75,12 @@ export function storagePathFromUrlPath(urlPath: string): string {
   return '/' + decoded.join('/') + (container ? '/' : '');
 }
 
+const NEEDS_NO_ENCODING = /^[A-Za-z0-9\-._~/!$&'()*+,;=:@]*$/;
+
 /** Encodes a storage path for use in a URL. */
 export function urlPathFromStoragePath(path: string): string {
-  return path.split('/').map(encodeSegment).join('/');
+  // Most paths are plain ASCII names: skip the split and re-encode for them (container listings call this per member).
+  return NEEDS_NO_ENCODING.test(path) ? path : path.split('/').map(encodeSegment).join('/');
 }
 
 const PATH_SAFE = /%(?:40|3A|24|2C|3B|3D|2B|26)/gi;

@@ -18,6 +18,8 @@ export interface ResourceMeta {
 export interface StoredBody {
   meta: ResourceMeta;
   body: ReadableStream<Uint8Array>;
+  /** The whole body, when the driver already holds it in memory; `body` streams the same bytes. */
+  bytes?: Uint8Array;
   /** Present when a byte range was served: the inclusive range actually read. */
   range?: { start: number; end: number };
 }
@@ -67,6 +69,11 @@ export interface StorageDriver {
   delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null>;
   /** Direct children of a container, in no particular order. Throws NotFound for a missing container. */
   list(container: string): AsyncIterable<ResourceMeta>;
+  /**
+   * Optional: the same members as `list`, all at once, as an array the driver may hand out again (the same
+   * object) while the container is unchanged, so callers can reuse what they derive from it.
+   */
+  children?(container: string): Promise<readonly ResourceMeta[]>;
   /** Bytes used by every resource under the prefix (a container path). */
   usage(prefix: string): Promise<number>;
   close?(): Promise<void>;

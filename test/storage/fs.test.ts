@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,5 +36,60 @@ describe('fs driver layout', () => {
     await driver.put('/b/note', 'y', { contentType: 'text/plain', ifNoneMatch: '*' });
     await driver.delete('/b/note');
     expect(await readdir(join(driver.root, 'b'))).toEqual([]);
+  });
+});
+
+describe('fs driver caches', () => {
+  const text = async (driver: FsDriver, path: string) => {
+    const stored = await driver.get(path);
+    return stored ? new Response(stored.body).text() : null;
+  };
+  const listed = async (driver: FsDriver, container: string) => {
+    const paths: string[] = [];
+    for await (const meta of driver.list(container)) paths.push(`${meta.path}:${meta.size}`);
+    return paths.sort();
+  };
+
+  it('serves a file changed in place outside svc with its new content and ETag once it revalidates', async () => {
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 0 });
+    await driver.put('/c/doc.txt', 'first', { contentType: 'text/plain' });
+    const before = (await driver.get('/c/doc.txt'))!;
+    expect(new TextDecoder().decode(before.bytes)).toBe('first');
+    await writeFile(join(driver.root, 'c', 'doc.txt'), 'second, longer');
+    const after = (await driver.get('/c/doc.txt'))!;
+    expect(after.meta.etag).not.toBe(before.meta.etag);
+    expect(await new Response(after.body).text()).toBe('second, longer');
+    await rm(join(driver.root, 'c', 'doc.txt'));
+    expect(await driver.get('/c/doc.txt')).toBeNull();
+  });
+
+  it('serves a cached body without looking at the file for revalidateAfterMs, but never a dot-file', async () => {
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
+    await driver.put('/e/doc.txt', 'first', { contentType: 'text/plain' });
+    await driver.put('/e/.quota.json', '{"limit":1}', { contentType: 'application/json' });
+    await text(driver, '/e/doc.txt');
+    await text(driver, '/e/.quota.json');
+    await writeFile(join(driver.root, 'e', 'doc.txt'), 'edited outside');
+    await writeFile(join(driver.root, 'e', '.quota.json'), '{"limit":2}');
+    expect(await text(driver, '/e/doc.txt')).toBe('first');
+    expect(await text(driver, '/e/.quota.json')).toBe('{"limit":2}');
+    await driver.put('/e/doc.txt', 'through svc', { contentType: 'text/plain' });
+    expect(await text(driver, '/e/doc.txt')).toBe('through svc');
+  });
+
+  it('lists files added or removed outside svc, and every write through the driver at once', async () => {
+    const driver = await freshDriver();
+    await driver.put('/d/a', 'a', { contentType: 'text/plain' });
+    expect(await listed(driver, '/d/')).toEqual(['/d/a:1']);
+    await driver.put('/d/a', 'aaa', { contentType: 'text/plain' });
+    await driver.put('/d/b', 'b', { contentType: 'text/plain' });
+    expect(await listed(driver, '/d/')).toEqual(['/d/a:3', '/d/b:1']);
+    await driver.delete('/d/b');
+    expect(await listed(driver, '/d/')).toEqual(['/d/a:3']);
+    // A new directory entry changes the directory's mtime, which invalidates the cached listing.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(join(driver.root, 'd', 'outside.txt'), 'from outside');
+    expect(await listed(driver, '/d/')).toEqual(['/d/a:3', '/d/outside.txt:12']);
+    expect(await text(driver, '/d/outside.txt')).toBe('from outside');
   });
 });

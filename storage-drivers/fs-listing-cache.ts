@@ -1,0 +1,58 @@
+import { BoundedCache } from '../src/storage/bounded-cache.ts';
+import { ancestorsOf } from '../src/storage/paths.ts';
+import type { ResourceMeta } from '../src/storage/types.ts';
+
+/** How long a listing may be reused, at most: bounds how stale it gets after files change outside svc. */
+const MAX_AGE_MS = 2000;
+const MAX_MEMBERS = 50_000;
+
+/** What identifies one state of a directory: a new entry, removal or rename changes its mtime. */
+export interface DirectoryVersion {
+  ino: bigint;
+  mtimeNs: bigint;
+}
+
+interface CachedListing extends DirectoryVersion {
+  loadedAt: number;
+  members: readonly ResourceMeta[];
+}
+
+/**
+ * Container listings of the fs driver, reused while the directory is unchanged. Writes through the driver
+ * invalidate at once; changes made outside svc are caught by the directory's mtime, or (a file edited in
+ * place, which leaves the directory alone) within MAX_AGE_MS. Concurrent reads of one container share one
+ * directory scan, unless a write happened since it began.
+ */
+export class ListingCache {
+  readonly #listings = new BoundedCache<string, CachedListing>(MAX_MEMBERS, (entry) => entry.members.length + 1);
+  readonly #pending = new Map<string, { writes: number; members: Promise<ResourceMeta[]> }>();
+  /** Counts writes, so a listing read while one happened is neither cached nor shared. */
+  #writes = 0;
+
+  /** A write to `path` changes the listings of its ancestors (and its own, for a container). */
+  invalidate(path: string): void {
+    this.#writes++;
+    for (const ancestor of ancestorsOf(path)) this.#listings.delete(ancestor);
+    this.#listings.delete(path);
+  }
+
+  async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
+    const cached = this.#listings.get(container);
+    if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs && performance.now() - cached.loadedAt < MAX_AGE_MS) {
+      return cached.members;
+    }
+    const pending = this.#pending.get(container);
+    if (pending && pending.writes === this.#writes) return pending.members;
+    const writes = this.#writes;
+    const loadedAt = performance.now();
+    const members = scan();
+    this.#pending.set(container, { writes, members });
+    try {
+      const read = await members;
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, members: read });
+      return read;
+    } finally {
+      if (this.#pending.get(container)?.members === members) this.#pending.delete(container);
+    }
+  }
+}
