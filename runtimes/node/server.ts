@@ -10,7 +10,6 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { openStorage } from './storage.ts';
-import { attachWebSockets } from './websocket.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
 const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
@@ -59,7 +58,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const server: Server = tls
     ? createHttpsServer({ key: await readFile(config.sslKey!), cert: await readFile(config.sslCert!) }, handle)
     : createHttpServer(handle);
-  const webSockets = app.upgradeWebSocket ? attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;
+  // Loaded only with --notifications, so startup without it never reads the WebSocket library.
+  const webSockets = app.upgradeWebSocket ? (await import('./websocket.ts')).attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,14 +1,21 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import type * as Jose from 'jose';
+import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { Caller } from '../wac/access-control.ts';
 import type { Authenticator } from './authenticate.ts';
 
 /** Our tokens name this issuer and audience, so no other JWT signed elsewhere with HS256 passes. */
 const ISSUER = 'urn:svc:bearer';
 const ALGORITHM = 'HS256';
+const VERIFIED_TOKENS = 10_000;
+
+/** jose is loaded with the first token seen: a server that only serves public data never needs it. */
+let library: Promise<typeof Jose> | null = null;
+const jose = () => (library ??= import('jose'));
 
 /** Signs a token for a WebID on this server, valid for `ttlSeconds`. */
 export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: number, nowMs: number): Promise<string> {
   const now = Math.floor(nowMs / 1000);
+  const { SignJWT } = await jose();
   return new SignJWT({ webid: webId })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setIssuer(ISSUER)
@@ -19,7 +26,8 @@ export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: numb
     .sign(key);
 }
 
-function reasonOf(error: unknown): string {
+async function reasonOf(error: unknown): Promise<string> {
+  const { errors } = await jose();
   if (error instanceof errors.JWTExpired) return 'the bearer token has expired';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the bearer token signature is not valid';
   if (error instanceof errors.JOSEError) return 'the bearer token is malformed or was not issued by this server';
@@ -46,6 +54,9 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
         verifyKey = null;
         throw error;
       }));
+  // Tokens are immutable and this key never changes while the process runs, so a signature checked once
+  // need not be checked again; only the expiry is looked at on later requests.
+  const verified = new BoundedCache<string, { webId: string; expiresMs: number }>(VERIFIED_TOKENS);
   return async (request) => {
     const serverOrigin = new URL(request.url).origin;
     const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin };
@@ -55,7 +66,10 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
     if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) {
       return { ...caller, credentialError: `the ${scheme ?? 'empty'} authorization scheme is not supported here; send "Bearer <token>"` };
     }
+    const known = verified.get(token);
+    if (known && known.expiresMs > now()) return { ...caller, webId: localWebId(known.webId, serverOrigin) };
     try {
+      const { jwtVerify } = await jose();
       const { payload } = await jwtVerify(token, await importedKey(), {
         algorithms: [ALGORITHM],
         issuer: ISSUER,
@@ -63,9 +77,10 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
         currentDate: new Date(now()),
       });
       if (typeof payload.webid !== 'string') return { ...caller, credentialError: 'the bearer token names no WebID' };
+      if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
       return { ...caller, webId: localWebId(payload.webid, serverOrigin) };
     } catch (error) {
-      return { ...caller, credentialError: reasonOf(error) };
+      return { ...caller, credentialError: await reasonOf(error) };
     }
   };
 }

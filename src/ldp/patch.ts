@@ -31,7 +31,7 @@ function lockFor(storage: StorageDriver): KeyedLock {
   return lock;
 }
 
-function parsePatchBody(contentType: string | null, text: string, targetUrl: string): PatchOperation[] {
+async function parsePatchBody(contentType: string | null, text: string, targetUrl: string): Promise<PatchOperation[]> {
   const essence = contentType ? essenceOf(contentType) : '';
   if (essence === N3_PATCH) return [parseN3Patch(text, targetUrl)];
   if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl);
@@ -87,7 +87,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
-  const operations = parsePatchBody(ctx.request.headers.get('content-type'), text, urlFor(ctx, path));
+  const operations = await parsePatchBody(ctx.request.headers.get('content-type'), text, urlFor(ctx, path));
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, requirementsFor(path, operations, current !== null));
 

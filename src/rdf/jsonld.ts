@@ -1,8 +1,12 @@
-import jsonld from 'jsonld';
+import type jsonld from 'jsonld';
 import { DataFactory, type Quad, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { bundledContext } from './contexts.ts';
 import { jsonErrorOffset, positionOfOffset, syntaxProblem } from './syntax-error.ts';
+
+/** jsonld.js is loaded on first use: it is the largest module the server has, and startup does not need it. */
+let library: Promise<typeof jsonld> | null = null;
+const jsonldLibrary = () => (library ??= import('jsonld').then((module) => module.default));
 
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -90,7 +94,7 @@ export async function parseJsonLd(text: string, baseUrl: string): Promise<Parsed
   }
   let dataset: JsonLdQuad[];
   try {
-    dataset = (await jsonld.toRDF(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.ToRdf)) as unknown as JsonLdQuad[];
+    dataset = (await (await jsonldLibrary()).toRDF(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.ToRdf)) as unknown as JsonLdQuad[];
   } catch (error) {
     const cause = unwrap(error);
     if (cause instanceof HttpProblem) throw cause;
@@ -141,10 +145,11 @@ export interface JsonLdOutput {
  */
 export async function quadsToJsonLd(quads: Quad[], output: JsonLdOutput): Promise<string> {
   const dataset = quads.map((q) => ({ subject: fromTerm(q.subject), predicate: fromTerm(q.predicate), object: fromTerm(q.object), graph: fromTerm(q.graph) }));
-  const expanded = await jsonld.fromRDF(dataset as unknown as object, { useNativeTypes: false });
+  const processor = await jsonldLibrary();
+  const expanded = await processor.fromRDF(dataset as unknown as object, { useNativeTypes: false });
   useNativeLiterals(expanded);
   if (quads.length > COMPACTION_LIMIT) return JSON.stringify(expanded);
   const context = (output.context ?? {}) as jsonld.ContextDefinition;
-  const compacted = await jsonld.compact(expanded, context, { base: output.baseUrl, documentLoader } as jsonld.Options.Compact);
+  const compacted = await processor.compact(expanded, context, { base: output.baseUrl, documentLoader } as jsonld.Options.Compact);
   return JSON.stringify(compacted);
 }

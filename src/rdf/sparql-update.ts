@@ -1,5 +1,4 @@
 import { DataFactory, type Term } from 'n3';
-import sparqljs from 'sparqljs';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
 import { syntaxProblem } from './syntax-error.ts';
@@ -86,10 +85,12 @@ function toOperation(update: SparqlUpdateOperation): PatchOperation {
 }
 
 /** Parses SPARQL Update text (operations separated by `;`) against the target resource's URL. */
-export function parseSparqlUpdate(text: string, targetUrl: string): PatchOperation[] {
+export async function parseSparqlUpdate(text: string, targetUrl: string): Promise<PatchOperation[]> {
+  // Loaded on the first SPARQL PATCH: the parser is large and most servers start without needing it.
+  const { Parser } = (await import('sparqljs')).default;
   let parsed: { type: string; updates?: SparqlUpdateOperation[] };
   try {
-    parsed = new sparqljs.Parser({ baseIRI: targetUrl }).parse(text) as unknown as typeof parsed;
+    parsed = new Parser({ baseIRI: targetUrl }).parse(text) as unknown as typeof parsed;
   } catch (error) {
     const location = (error as { hash?: { loc?: { first_line: number; first_column: number } } }).hash?.loc;
     const message = (error as Error).message.split('\n').at(-1) ?? (error as Error).message;

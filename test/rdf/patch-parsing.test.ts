@@ -7,16 +7,16 @@ const TARGET = 'http://pod.test/doc';
 const SOLID = '@prefix solid: <http://www.w3.org/ns/solid/terms#>.\n';
 
 describe('patch parsing', () => {
-  it('puts the line and column of a SPARQL syntax error in the problem', () => {
-    expect(() => parseSparqlUpdate('INSERT DATA {\n  <#a> <#b> }', TARGET)).toThrow(expect.objectContaining({ status: 400, extra: expect.objectContaining({ line: 2, column: expect.any(Number) }) }));
+  it('puts the line and column of a SPARQL syntax error in the problem', async () => {
+    await expect(parseSparqlUpdate('INSERT DATA {\n  <#a> <#b> }', TARGET)).rejects.toThrow(expect.objectContaining({ status: 400, extra: expect.objectContaining({ line: 2, column: expect.any(Number) }) }));
   });
 
   it('puts the line of an N3 syntax error in the problem', () => {
     expect(() => parseN3Patch(`${SOLID}_:p a solid:InsertDeletePatch;\n  solid:inserts { <#a> <#b> "x }.`, TARGET)).toThrow(expect.objectContaining({ status: 400, extra: expect.objectContaining({ line: 3 }) }));
   });
 
-  it('resolves relative IRIs against the target and keeps literal types', () => {
-    const [operation] = parseSparqlUpdate('INSERT DATA { <#a> <http://ex/p> 7, false, "t"@de }', TARGET);
+  it('resolves relative IRIs against the target and keeps literal types', async () => {
+    const [operation] = await parseSparqlUpdate('INSERT DATA { <#a> <http://ex/p> 7, false, "t"@de }', TARGET);
     expect(operation!.inserts.map((t) => [t.subject.value, t.object.value, t.object.termType === 'Literal' ? t.object.datatype.value : ''])).toEqual([
       [`${TARGET}#a`, '7', 'http://www.w3.org/2001/XMLSchema#integer'],
       [`${TARGET}#a`, 'false', 'http://www.w3.org/2001/XMLSchema#boolean'],
@@ -24,8 +24,8 @@ describe('patch parsing', () => {
     ]);
   });
 
-  it('tells which access a patch needs', () => {
+  it('tells which access a patch needs', async () => {
     expect(patchNeeds([parseN3Patch(`${SOLID}_:p a solid:InsertDeletePatch; solid:inserts { <#a> <#b> 1 }.`, TARGET)])).toEqual({ reads: false, deletes: false, inserts: true });
-    expect(patchNeeds(parseSparqlUpdate('DELETE { <#a> <#b> ?o } WHERE { <#a> <#b> ?o }', TARGET))).toEqual({ reads: true, deletes: true, inserts: false });
+    expect(patchNeeds(await parseSparqlUpdate('DELETE { <#a> <#b> ?o } WHERE { <#a> <#b> ?o }', TARGET))).toEqual({ reads: true, deletes: true, inserts: false });
   });
 });
