@@ -36,7 +36,9 @@ export function typeLinks(isContainer: boolean, isStorageRoot: boolean): string 
   return isStorageRoot ? `${links}, <${PIM_STORAGE}>; rel="type"` : links;
 }
 
-export function allowFor(isContainer: boolean): string {
+/** The methods a resource answers; a storage root (server or pod root) cannot be deleted. */
+export function allowFor(isContainer: boolean, isStorageRoot = false): string {
+  if (isStorageRoot) return 'OPTIONS, HEAD, GET, POST, PUT, PATCH';
   return isContainer ? 'OPTIONS, HEAD, GET, POST, PUT, PATCH, DELETE' : 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE';
 }
 

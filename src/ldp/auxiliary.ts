@@ -18,7 +18,7 @@ export function subjectOfAcl(aclPath: string): string {
 
 /** Server state kept beside the resources (invites, accounts, quota records). */
 export function isServerPrivatePath(path: string): boolean {
-  return path === '/.server' || path.startsWith('/.server/') || path.endsWith('/.quota.json');
+  return path === '/.server' || path.startsWith('/.server/') || path.endsWith('/.quota.json') || path.endsWith('/.quota.json/');
 }
 
 /** Names a container listing leaves out. */

@@ -1,9 +1,10 @@
-import { parseEtagList } from '../http/conditional.ts';
+import { allowFor } from '../http/headers.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
 import { isStorageError } from '../storage/types.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import type { LdpContext } from './context.ts';
+import { writePreconditions } from './put.ts';
 import { isStorageRoot, resourceHeaders } from './respond.ts';
 
 export async function handleDelete(ctx: LdpContext): Promise<Response> {
@@ -12,7 +13,7 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
   if (parent === null || isStorageRoot(ctx, path)) {
     throw new HttpProblem(405, 'The root of a storage cannot be deleted.', {
       type: 'method-not-allowed',
-      headers: { Allow: 'OPTIONS, HEAD, GET, POST, PUT, PATCH' },
+      headers: { Allow: allowFor(true, true) },
     });
   }
   await ctx.access.require(ctx.caller, [
@@ -23,10 +24,7 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
   const storage = ctx.platform.storage;
   const current = await storage.head(path);
   if (!current) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
-  const ifMatch = parseEtagList(ctx.request.headers.get('if-match'));
-  if (ifMatch !== null && ifMatch !== '*' && !ifMatch.includes(current.etag)) {
-    throw new HttpProblem(412, 'The resource has changed: its ETag does not match If-Match.', { type: 'precondition-failed' });
-  }
+  const { ifMatch } = writePreconditions(ctx.request, current);
 
   if (current.isContainer) {
     // A container holding nothing but its own auxiliary resources counts as empty; they go with it.
@@ -41,7 +39,7 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
   }
   let deleted;
   try {
-    deleted = await storage.delete(path, ifMatch === null ? undefined : { ifMatch: current.etag });
+    deleted = await storage.delete(path, ifMatch === undefined ? undefined : { ifMatch });
   } catch (error) {
     if (isStorageError(error, 'NotEmpty')) {
       throw new HttpProblem(409, 'The container is not empty; delete its members first.', { type: 'container-not-empty' });

@@ -4,6 +4,7 @@ import { handleDelete } from './delete.ts';
 import { handleGet } from './get.ts';
 import { handlePost } from './post.ts';
 import { handlePut } from './put.ts';
+import { isServerPrivatePath } from './auxiliary.ts';
 import { resourceHeaders } from './respond.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
 
@@ -38,6 +39,10 @@ async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response>
       type: 'read-only',
       headers: { Allow: 'GET, HEAD, OPTIONS' },
     });
+  }
+  if ((method === 'PUT' || method === 'POST') && isServerPrivatePath(ctx.path)) {
+    // Quota records and server state must never be written over HTTP (a pod owner could raise their own quota).
+    throw new HttpProblem(403, 'This name is reserved for the server\'s own data and cannot be written.', { type: 'reserved-name' });
   }
   switch (method) {
     case 'GET':

@@ -1,10 +1,10 @@
 import { HttpProblem } from '../http/problem.ts';
-import { LDP } from '../http/headers.ts';
-import { checkSegment } from '../storage/paths.ts';
+import { allowFor, LDP } from '../http/headers.ts';
+import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { created, resourceHeaders } from './respond.ts';
-import { recordPut } from './put.ts';
+import { membershipRequirements, recordPut, writePreconditions } from './put.ts';
 import { readWriteBody } from './write-body.ts';
 
 /** Does the Link header ask for a container (`<ldp#BasicContainer>; rel="type"`)? */
@@ -18,8 +18,8 @@ function wantsContainer(request: Request): boolean {
   });
 }
 
-/** The Slug if it is a safe, ordinary name; otherwise null and a fresh name is used. */
-function safeSlug(request: Request): string | null {
+/** The Slug if it is a safe, ordinary name that keeps the new URL within the path limit; otherwise null and a fresh name is used. */
+function safeSlug(request: Request, container: string): string | null {
   const slug = request.headers.get('slug');
   if (!slug) return null;
   let name: string;
@@ -35,6 +35,7 @@ function safeSlug(request: Request): string | null {
     return null;
   }
   if (isAclPath('/' + name) || isServerPrivatePath('/' + name)) return null;
+  if (urlPathFromStoragePath(container + name + '/').length > MAX_PATH_BYTES) return null;
   return name;
 }
 
@@ -45,18 +46,19 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
   if (!path.endsWith('/')) {
     throw new HttpProblem(405, 'POST creates resources in a container; this URL is not a container.', {
       type: 'method-not-allowed',
-      headers: { Allow: 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE' },
+      headers: { Allow: allowFor(false) },
     });
   }
-  await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const storage = ctx.platform.storage;
-  if (!(await storage.head(path))) {
-    const made = await storage.createContainer(path);
-    if (made) recordPut(ctx, path, made);
-  }
+  const existing = await storage.head(path);
+  await ctx.access.require(ctx.caller, existing ? [{ path, anyOf: ['append', 'write'] }] : await membershipRequirements(storage, path));
+  // The container is the target of a POST, so If-Match / If-None-Match are checked against it.
+  writePreconditions(ctx.request, existing);
 
   const container = wantsContainer(ctx.request);
-  const slug = safeSlug(ctx.request);
+  const slug = safeSlug(ctx.request, path);
+  // Read (and for RDF validate) the body before anything is stored: a missing target container is
+  // created by the write itself, so a refused body leaves nothing behind.
   const write = container ? null : await readWriteBody(ctx, path + (slug ?? 'new'));
 
   // A taken Slug falls back to a fresh name. A streamed body can be offered to storage only once, so if

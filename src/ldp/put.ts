@@ -40,17 +40,23 @@ export function recordPut(ctx: LdpContext, path: string, result: PutResult): voi
 }
 
 /**
- * Write on the target; for a new resource also Append (or Write) on its container and, as every container
- * created on the way becomes a member of the one above, on each container up to the first that exists.
+ * What adding a member to `container` needs: Append (or Write) on it and, as every container created on
+ * the way becomes a member of the one above, on each container up to the first that exists.
  */
-async function putRequirements(storage: StorageDriver, path: string, exists: boolean): Promise<AccessRequirement[]> {
-  const requirements: AccessRequirement[] = [{ path, anyOf: ['write'] }];
-  if (exists) return requirements;
-  for (let container = parentOf(path); container !== null; container = parentOf(container)) {
-    requirements.push({ path: container, anyOf: ['append', 'write'] });
-    if (await storage.head(container)) break;
+export async function membershipRequirements(storage: StorageDriver, container: string): Promise<AccessRequirement[]> {
+  const requirements: AccessRequirement[] = [];
+  for (let current: string | null = container; current !== null; current = parentOf(current)) {
+    requirements.push({ path: current, anyOf: ['append', 'write'] });
+    if (await storage.head(current)) break;
   }
   return requirements;
+}
+
+/** Write on the target; for a new resource also what adding it to its container needs. */
+async function putRequirements(storage: StorageDriver, path: string, exists: boolean): Promise<AccessRequirement[]> {
+  const requirements: AccessRequirement[] = [{ path, anyOf: ['write'] }];
+  const container = parentOf(path);
+  return exists || container === null ? requirements : [...requirements, ...(await membershipRequirements(storage, container))];
 }
 
 export async function handlePut(ctx: LdpContext): Promise<Response> {
@@ -69,6 +75,10 @@ export async function handlePut(ctx: LdpContext): Promise<Response> {
   }
 
   const conditions = writePreconditions(ctx.request, current);
+  if (ctx.request.headers.has('content-range')) {
+    // RFC 9110 §14.5: a partial PUT must be refused, or the part would be stored as the whole.
+    throw new HttpProblem(400, 'PUT replaces the whole resource; Content-Range (a partial PUT) is not supported.', { type: 'partial-put' });
+  }
   const { body, contentType } = await readWriteBody(ctx, path);
   const result = await storage.put(path, body, { contentType, ...conditions });
   if (!result) throw preconditionFailed('The resource changed while the request was processed (precondition no longer holds).');

@@ -18,10 +18,11 @@ export function isStorageRoot(ctx: Pick<LdpContext, 'platform'>, path: string): 
 export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<Headers> {
   const headers = new Headers();
   const isContainer = isContainerPath(path);
-  let link = typeLinks(isContainer, isStorageRoot(ctx, path));
+  const storageRoot = isStorageRoot(ctx, path);
+  let link = typeLinks(isContainer, storageRoot);
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
   headers.set('Link', link);
-  headers.set('Allow', allowFor(isContainer));
+  headers.set('Allow', allowFor(isContainer, storageRoot));
   headers.set('Accept-Patch', ACCEPT_PATCH);
   if (isContainer) headers.set('Accept-Post', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
   else headers.set('Accept-Put', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);

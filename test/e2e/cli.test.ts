@@ -49,6 +49,32 @@ describe('svc command line', () => {
     }
   });
 
+  it('takes each option from the flag, else the environment, else the config file, else the default', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-precedence-'));
+    const file = join(dir, 'svc.json');
+    await writeFile(file, JSON.stringify({ maxBodySize: '1KB', quiet: true, public: true }));
+    // The largest body each server accepts tells which source its --max-body-size came from.
+    const accepted = async (args: string[], env: Record<string, string>) => {
+      const server = await startSvc(['-c', file, ...args], env);
+      try {
+        const sizes: number[] = [];
+        for (const size of [1000, 2000, 4000, 8000]) {
+          const response = await fetch(`${server.base}/size-${size}`, { method: 'PUT', body: 'x'.repeat(size), headers: { 'Content-Type': 'text/plain' } });
+          if (response.status === 201) sizes.push(size);
+          else expect(response.status).toBe(413);
+        }
+        return Math.max(0, ...sizes);
+      } finally {
+        await server.stop();
+      }
+    };
+    expect(await accepted(['--max-body-size', '4KB'], { SVC_MAX_BODY_SIZE: '2KB' })).toBe(4000);
+    expect(await accepted([], { SVC_MAX_BODY_SIZE: '2KB' })).toBe(2000);
+    expect(await accepted([], {})).toBe(1000);
+    await writeFile(file, JSON.stringify({ quiet: true, public: true }));
+    expect(await accepted([], {})).toBe(8000);
+  });
+
   it('logs one line per request unless -q, and says which features are not available yet', async () => {
     const notYet = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
     const server = await startSvc(notYet ? [`--${notYet.flag}`] : []);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,7 +30,7 @@ describe('svc start over real HTTP with the fs driver', () => {
     await server.stop();
   });
 
-  it('does the README walk-through with curl: PUT, GET, POST, list, DELETE', async () => {
+  it('does PUT, GET, POST, list and DELETE with curl under --public', async () => {
     const curl = (...args: string[]) => run('curl', ['-s', '-S', ...args]);
     const put = await curl('-i', '-X', 'PUT', '-H', 'Content-Type: text/plain', '--data-binary', 'hello pod', `${server.base}/notes/hello.txt`);
     expect(put.stdout).toMatch(/^HTTP\/1.1 201/);
@@ -60,6 +60,25 @@ describe('svc start over real HTTP with the fs driver', () => {
     }
   });
 
+  it('serves every write at once: bodies, content types and listings', async () => {
+    const listing = async () => JSON.stringify(await (await fetch(`${server.base}/fresh/`)).json());
+    for (let i = 0; i < 20; i++) {
+      const type = i % 2 ? 'text/markdown' : 'text/plain';
+      const put = await fetch(`${server.base}/fresh/note`, { method: 'PUT', body: `v${i % 10}`, headers: { 'Content-Type': type } });
+      expect(put.status).toBe(i === 0 ? 201 : 204);
+      const read = await fetch(`${server.base}/fresh/note`);
+      expect(read.headers.get('content-type')).toBe(type);
+      expect(read.headers.get('etag')).toBe(put.headers.get('etag'));
+      expect(await read.text()).toBe(`v${i % 10}`);
+      await fetch(`${server.base}/fresh/m${i}`, { method: 'PUT', body: 'm', headers: { 'Content-Type': 'text/plain' } });
+      expect(await listing()).toContain(`${server.base}/fresh/m${i}"`);
+      if (i > 0) {
+        expect((await fetch(`${server.base}/fresh/m${i - 1}`, { method: 'DELETE' })).status).toBe(204);
+        expect(await listing()).not.toContain(`${server.base}/fresh/m${i - 1}"`);
+      }
+    }
+  });
+
   it('streams a large body to disk and back', async () => {
     const size = 8 * 1024 * 1024;
     const bytes = new Uint8Array(size).map((_, i) => i % 251);
@@ -68,6 +87,32 @@ describe('svc start over real HTTP with the fs driver', () => {
     const back = new Uint8Array(await (await fetch(`${server.base}/big/blob.bin`)).arrayBuffer());
     expect(back.length).toBe(size);
     expect(back[size - 1]).toBe((size - 1) % 251);
+  });
+});
+
+describe('svc start with a body size limit', () => {
+  it('refuses an oversized streamed body with 413 and leaves nothing on disk', async () => {
+    const server = await startSvc(['-q', '--public', '--max-body-size', '1KB']);
+    try {
+      const before = (await readdir(server.root)).sort();
+      const oversized = () =>
+        new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < 4; i++) controller.enqueue(new Uint8Array(512).fill(120));
+            controller.close();
+          },
+        });
+      const send = (method: string, path: string) =>
+        fetch(`${server.base}${path}`, { method, body: oversized(), headers: { 'Content-Type': 'text/plain' }, duplex: 'half' } as RequestInit);
+      for (const [method, path] of [['PUT', '/up/deep/file'], ['POST', '/up2/deep/'], ['PUT', '/top-file']]) {
+        const response = await send(method!, path!);
+        expect(response.status).toBe(413);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+      }
+      expect((await readdir(server.root)).sort()).toEqual(before);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BASE, makeApp } from '../support/app.ts';
+import { podWorld } from '../wac/pods.ts';
 
 const text = (body: string, type = 'text/plain', headers: Record<string, string> = {}) => ({
   method: 'PUT',
@@ -68,6 +69,13 @@ describe('PUT and GET', () => {
     expect((await request('/j/doc', text('{"@id": "#it", "http://schema.org/name": "x"}', 'application/ld+json'))).status).toBe(201);
   });
 
+  it('refuses a partial PUT (Content-Range) and keeps the resource whole', async () => {
+    const { request } = makeApp({ public: true });
+    await request('/part/file', text('hello'));
+    await expectProblem(await request('/part/file', text('J', 'text/plain', { 'Content-Range': 'bytes 0-0/5' })), 400);
+    expect(await (await request('/part/file')).text()).toBe('hello');
+  });
+
   it('refuses PUT onto an existing container and name clashes between /x and /x/', async () => {
     const { request } = makeApp({ public: true });
     await request('/c/sub/item', text('1'));
@@ -109,6 +117,16 @@ describe('POST', () => {
     }
   });
 
+  it('ignores a Slug that would make the new URL longer than a request path may be', async () => {
+    const { request } = makeApp({ public: true });
+    const deep = '/' + Array.from({ length: 8 }, () => 'd'.repeat(250)).join('/') + '/';
+    const response = await request(deep, { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain', Slug: 'n'.repeat(100) } });
+    expect(response.status).toBe(201);
+    const location = new URL(response.headers.get('location')!).pathname;
+    expect(location.length).toBeLessThanOrEqual(2048);
+    expect(await (await request(location)).text()).toBe('x');
+  });
+
   it('creates a container when the Link type asks for one', async () => {
     const { request } = makeApp({ public: true });
     const response = await request('/p/', {
@@ -118,6 +136,26 @@ describe('POST', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe(`${BASE}/p/folder/`);
     expect((await request('/p/folder/')).status).toBe(200);
+  });
+
+  it('stores nothing, not even the missing target container, when the body is refused', async () => {
+    const { request, storage } = makeApp({ public: true, maxBodySize: '10B' });
+    const post = (body: string, type: string) => request('/missing/deep/', { method: 'POST', body, headers: { 'Content-Type': type } });
+    await expectProblem(await post('{"@id": ', 'application/ld+json'), 400);
+    await expectProblem(await post('x'.repeat(20), 'text/plain'), 413);
+    expect(await storage.head('/missing/')).toBeNull();
+  });
+
+  it('checks If-Match and If-None-Match against the container it posts to', async () => {
+    const { request } = makeApp({ public: true });
+    const etag = (await request('/cond/', { method: 'PUT' })).headers.get('etag')!;
+    const post = (path: string, headers: Record<string, string>) =>
+      request(path, { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain', ...headers } });
+    await expectProblem(await post('/cond/', { 'If-None-Match': '*' }), 412);
+    await expectProblem(await post('/cond/', { 'If-Match': '"stale"' }), 412);
+    await expectProblem(await post('/absent/', { 'If-Match': '*' }), 412);
+    expect((await post('/cond/', { 'If-Match': etag })).status).toBe(201);
+    expect((await post('/absent/', { 'If-None-Match': '*' })).status).toBe(201);
   });
 
   it('creates a missing target container and refuses POST to a non-container', async () => {
@@ -166,6 +204,14 @@ describe('conditional requests', () => {
     expect(await (await request('/k/r')).text()).toBe('v2');
   });
 
+  it('honours If-None-Match on DELETE', async () => {
+    const { request } = makeApp({ public: true });
+    const etag = (await request('/k/d', text('x'))).headers.get('etag')!;
+    await expectProblem(await request('/k/d', { method: 'DELETE', headers: { 'If-None-Match': etag } }), 412);
+    await expectProblem(await request('/k/d', { method: 'DELETE', headers: { 'If-None-Match': '*' } }), 412);
+    expect((await request('/k/d', { method: 'DELETE', headers: { 'If-None-Match': '"other"', 'If-Match': etag } })).status).toBe(204);
+  });
+
   it('answers 304 to If-None-Match on GET and HEAD', async () => {
     const { request } = makeApp({ public: true });
     const etag = (await request('/k/r', text('v1'))).headers.get('etag')!;
@@ -203,6 +249,28 @@ describe('path safety', () => {
     expect(written).toEqual([]);
   });
 
+  it('never lets server-private files be written over HTTP', async () => {
+    const { request, storage } = makeApp({ public: true });
+    const read = async (path: string) => new Response((await storage.get(path))?.body).text();
+    await request('/'); // startup writes the server's token key
+    const key = await read('/.server/token-key.json');
+    const quota = '{"limit":10,"used":0}';
+    await storage.put('/p/.quota.json', quota, { contentType: 'application/json' });
+    const json = (body: string) => text(body, 'application/json');
+    const attempts: [string, RequestInit][] = [
+      ['/p/.quota.json', json('{"limit":1099511627776,"used":0}')],
+      ['/p/.quota.json/', { method: 'PUT' }],
+      ['/.server/token-key.json', json('{}')],
+      ['/.server/sub/', { method: 'PUT' }],
+      ['/.server/', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } }],
+    ];
+    for (const [path, init] of attempts) await expectProblem(await request(path, init), 403);
+    expect(await read('/p/.quota.json')).toBe(quota);
+    expect(key).not.toBe('');
+    expect(await read('/.server/token-key.json')).toBe(key);
+    expect(await storage.head('/.server/sub/')).toBeNull();
+  });
+
   it('never serves server-private files', async () => {
     const { request, storage } = makeApp({ public: true });
     await storage.put('/.server/secret.json', '{}', { contentType: 'application/json' });
@@ -231,6 +299,18 @@ describe('headers', () => {
     expect(container.headers.get('allow')).toContain('POST');
     expect(container.headers.get('link')).not.toContain('pim/space#Storage');
     expect((await request('/')).headers.get('link')).toContain('<http://www.w3.org/ns/pim/space#Storage>; rel="type"');
+  });
+
+  it('never offer DELETE on a storage root (the server root or a pod root)', async () => {
+    const world = await podWorld(['alice']);
+    for (const root of ['/', '/alice/']) {
+      const options = await world.as('alice', root, { method: 'OPTIONS' });
+      expect(options.headers.get('allow')).toBe('OPTIONS, HEAD, GET, POST, PUT, PATCH');
+      const refused = await world.as('alice', root, { method: 'DELETE' });
+      await expectProblem(refused, 405);
+      expect(refused.headers.get('allow')).toBe(options.headers.get('allow'));
+    }
+    expect((await world.as('alice', '/alice/notes/', { method: 'PUT' })).headers.get('allow')).toContain('DELETE');
   });
 
   it('answers CORS preflight on any path', async () => {
