@@ -1,0 +1,70 @@
+/** The benchmark's markdown report: one table per concern, ratios of svc to each peer and to the ceiling. */
+
+export interface ServerReport {
+  name: string;
+  startupMs: number;
+  peakRssMb: number | null;
+  rssAfterMb: number | null;
+}
+
+export interface WorkloadRow {
+  workload: string;
+  server: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  statuses: string[];
+}
+
+interface ReportInput {
+  servers: ServerReport[];
+  rows: WorkloadRow[];
+  scaling: { members: number; cold: number; warm: number }[];
+  settings: { duration: number; connections: number; rounds: number };
+}
+
+const OURS = 'svc';
+const CEILING = 'hono-ceiling';
+const mb = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} MB`);
+
+function speed(row: WorkloadRow | undefined): string {
+  if (!row) return '—';
+  if (row.failures > 0) return `FAILED (${row.failures} errors: ${row.statuses.join(', ') || 'connection errors'})`;
+  return `${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms`;
+}
+
+function ratio(ours: WorkloadRow | undefined, other: WorkloadRow | undefined): string {
+  if (!ours || !other) return '—';
+  if (ours.failures > 0) return 'svc failed';
+  if (other.failures > 0 || other.requestsPerSecond === 0) return `${other.server} failed`;
+  return `${(ours.requestsPerSecond / other.requestsPerSecond).toFixed(1)}×`;
+}
+
+export function markdownReport({ servers, rows, scaling, settings }: ReportInput): string {
+  const peers = servers.map((server) => server.name).filter((name) => name !== OURS && name !== CEILING);
+  const workloads = [...new Set(rows.filter((row) => row.server !== CEILING).map((row) => row.workload))];
+  const find = (workload: string, server: string) => rows.find((row) => row.workload === workload && row.server === server);
+  const ceiling = rows.find((row) => row.server === CEILING);
+  const lines: string[] = [];
+  lines.push(`${settings.connections} connections, ${settings.duration} s per run, ${settings.rounds} interleaved rounds (req/s is the mean of the rounds, p50 the median, p99 the worst).`, '');
+  const header = ['workload', OURS, ...peers, ...peers.map((peer) => `svc/${peer}`), 'svc/ceiling'];
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  for (const workload of workloads) {
+    const ours = find(workload, OURS);
+    const cells = [workload, speed(ours), ...peers.map((peer) => speed(find(workload, peer))), ...peers.map((peer) => ratio(ours, find(workload, peer)))];
+    cells.push(ours && ceiling && !ours.failures ? `${((ours.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(0)}%` : '—');
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  if (ceiling) lines.push('', `Ceiling (bare Hono on Node, same 1 KB body, no storage or access control): ${speed(ceiling)}.`);
+  lines.push('', '| server | spawn to first 200 | peak RSS | RSS after the run |', '|---|---|---|---|');
+  for (const server of servers) lines.push(`| ${server.name} | ${server.startupMs.toFixed(0)} ms | ${mb(server.peakRssMb)} | ${mb(server.rssAfterMb)} |`);
+  if (scaling.length === 2) {
+    const [small, large] = scaling as [(typeof scaling)[0], (typeof scaling)[0]];
+    lines.push(
+      '',
+      `Container listing (svc, one request at a time, medians of 30): after a write into the container (a fresh directory scan) ${small.members} members ${small.cold.toFixed(1)} ms, ${large.members} members ${large.cold.toFixed(1)} ms (${(large.cold / small.cold).toFixed(1)}×); unchanged (cached) ${small.warm.toFixed(1)} ms and ${large.warm.toFixed(1)} ms (${(large.warm / small.warm).toFixed(1)}×).`,
+    );
+  }
+  return lines.join('\n');
+}

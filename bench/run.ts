@@ -1,0 +1,204 @@
+/**
+ * The benchmark: `npm run bench [-- options]`. See docs/benchmarks.md.
+ *
+ * Starts svc (fs driver, fresh temp dir, request log and rate limits off), a bare Hono-on-Node ceiling and,
+ * with --peers, javascript-solid-server and Community Solid Server, all on loopback; seeds one pod per Solid
+ * server through HTTP; then runs every workload against every server, interleaved, for --rounds rounds.
+ */
+import { writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { measure, type Measurement } from './load.ts';
+import { ensurePeersInstalled } from './peers.ts';
+import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
+import { CEILING, CSS, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
+import { CEILING_WORKLOAD, fillContainer, seedPod, WORKLOADS, type Target } from './workloads.ts';
+
+const { values } = parseArgs({
+  options: {
+    peers: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    'skip-scaling': { type: 'boolean', default: false },
+    'startup-runs': { type: 'string', default: '3' },
+    out: { type: 'string', default: join(import.meta.dirname, '..', '.bench', 'results.json') },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(`npm run bench -- [options]
+
+  --peers              also run javascript-solid-server@0.0.81 and @solid/community-server@7.2.0
+                       (installed on first use into .bench/peers, not into the project)
+  --duration <s>       seconds per workload, server and round (default 5)
+  --connections <n>    concurrent connections (default 32)
+  --rounds <n>         rounds; servers are interleaved within each round (default 2)
+  --warmup <s>         unrecorded seconds per workload and server before round 1 (default 1)
+  --only <text>        run only workloads whose name contains this text
+  --skip-scaling       skip the 1,000 vs 10,000-member container listing comparison
+  --startup-runs <n>   spawns per server for the startup time (median; default 3)
+  --out <file>         JSON results (default .bench/results.json)`);
+  process.exit(0);
+}
+
+const positive = (name: string, text: string) => {
+  const value = Number(text);
+  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`--${name} must be a positive number, not ${text}`);
+  return value;
+};
+const duration = positive('duration', values.duration);
+const connections = Math.round(positive('connections', values.connections));
+const rounds = Math.round(positive('rounds', values.rounds));
+const warmup = Number(values.warmup);
+const startupRuns = Math.round(positive('startup-runs', values['startup-runs']));
+const workloads = WORKLOADS.filter((workload) => !values.only || workload.name.toLowerCase().includes(values.only.toLowerCase()));
+const log = (line: string) => console.error(`[bench] ${line}`);
+
+/** "500×3", "500×4" -> "500×7": counts of one status over the rounds. */
+function mergeStatuses(statuses: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const entry of statuses) {
+    const [status, count] = entry.split('×');
+    counts.set(status!, (counts.get(status!) ?? 0) + (count === undefined ? 1 : Number(count)));
+  }
+  return [...counts].map(([status, count]) => (status.startsWith('no answer') ? status : `${status}×${count}`));
+}
+
+const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
+
+/** Spawns a server several times and keeps the median time to its first 200; the last one stays running. */
+async function startTimed(spec: ServerSpec): Promise<RunningServer> {
+  const times: number[] = [];
+  for (let run = 1; ; run++) {
+    const server = await startServer(spec);
+    times.push(server.startupMs);
+    if (run >= startupRuns) return { ...server, startupMs: median(times) };
+    await server.stop();
+  }
+}
+
+interface Contender {
+  server: RunningServer;
+  target: Target | null;
+}
+
+const specs = [OURS, CEILING, ...(values.peers ? [JSS, CSS] : [])];
+if (values.peers) ensurePeersInstalled(log);
+
+const contenders: Contender[] = [];
+const stopAll = async () => Promise.all(contenders.map((contender) => contender.server.stop()));
+process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+
+try {
+  for (const spec of specs) {
+    log(`starting ${spec.name} (${startupRuns}×, median time to first 200)`);
+    const server = await startTimed(spec);
+    contenders.push({ server, target: null });
+    log(`${spec.name}: ready in ${server.startupMs.toFixed(0)} ms at ${server.base}`);
+  }
+  for (const contender of contenders) {
+    const { spec } = contender.server;
+    if (!spec.createOwner) continue;
+    log(`${spec.name}: creating the owner's pod and seeding it (1 KB JSON-LD, Turtle, ${1000}-member container, ACLs)`);
+    contender.target = await seedPod(await spec.createOwner(contender.server.base));
+  }
+
+  const runsFor = (contender: Contender) =>
+    contender.target ? workloads.map((workload) => ({ workload, target: contender.target! })) : workloads.includes(CEILING_WORKLOAD) ? [{ workload: CEILING_WORKLOAD, target: null }] : [];
+  const measurements = new Map<string, Measurement[]>();
+  const record = (server: string, workload: string, measurement: Measurement) => {
+    const key = `${server}\u0000${workload}`;
+    measurements.set(key, [...(measurements.get(key) ?? []), measurement]);
+  };
+
+  const renewTokens = async () => {
+    for (const { target } of contenders) if (target?.owner.renew) target.owner.authorization = await target.owner.renew();
+  };
+
+  if (warmup > 0) {
+    await renewTokens();
+    log(`warming up (${warmup} s per workload and server, not recorded)`);
+    for (const contender of contenders) {
+      for (const { workload, target } of runsFor(contender)) await measure(contender.server.base, workload, target, { duration: warmup, connections: Math.min(8, connections) });
+    }
+  }
+  for (let round = 1; round <= rounds; round++) {
+    await renewTokens();
+    // Alternate the order so no server always runs first (A B, then B A).
+    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
+    for (const workload of workloads) {
+      for (const contender of order) {
+        const run = runsFor(contender).find((entry) => entry.workload === workload);
+        if (!run) continue;
+        const result = await measure(contender.server.base, workload, run.target, { duration, connections });
+        record(contender.server.spec.name, workload.name, result);
+        log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+      }
+    }
+  }
+
+  const servers: ServerReport[] = [];
+  for (const contender of contenders) {
+    const memory = await memoryOf(contender.server.pid);
+    servers.push({ name: contender.server.spec.name, startupMs: contender.server.startupMs, peakRssMb: memory?.peakMb ?? null, rssAfterMb: memory?.currentMb ?? null });
+  }
+  const rows: WorkloadRow[] = [];
+  for (const workload of [...workloads]) {
+    for (const { server } of contenders) {
+      const runs = measurements.get(`${server.spec.name}\u0000${workload.name}`);
+      if (!runs) continue;
+      rows.push({
+        workload: workload.name,
+        server: server.spec.name,
+        requestsPerSecond: runs.reduce((sum, run) => sum + run.requestsPerSecond, 0) / runs.length,
+        p50: median(runs.map((run) => run.p50)),
+        p99: Math.max(...runs.map((run) => run.p99)),
+        failures: runs.reduce((sum, run) => sum + run.failures, 0),
+        statuses: mergeStatuses(runs.flatMap((run) => run.unexpectedStatuses)),
+      });
+    }
+  }
+
+  let scaling: { members: number; cold: number; warm: number }[] = [];
+  const ours = contenders.find((contender) => contender.server.spec === OURS)!;
+  if (!values['skip-scaling'] && ours.target) {
+    const owner = ours.target.owner;
+    const small = `${owner.podUri}bench-private/scale-1k/`;
+    const large = `${owner.podUri}bench-private/scale-10k/`;
+    log('scaling: filling a 1,000- and a 10,000-member container');
+    await fillContainer(owner, small, 1000, 16);
+    await fillContainer(owner, large, 10_000, 16);
+    scaling = [];
+    const listOnce = async (url: string) => {
+      const started = performance.now();
+      const response = await fetch(url, { headers: { authorization: owner.authorization } });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`listing ${url} answered ${response.status}`);
+      return performance.now() - started;
+    };
+    for (const [members, url] of [[1000, small], [10_000, large]] as const) {
+      const cold: number[] = [];
+      const warm: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        // A write into the container makes the next listing a fresh directory scan.
+        const write = await fetch(`${url}touched.json`, { method: 'PUT', headers: { authorization: owner.authorization, 'content-type': 'application/ld+json' }, body: '{}' });
+        await write.arrayBuffer();
+        cold.push(await listOnce(url));
+        warm.push(await listOnce(url));
+      }
+      scaling.push({ members, cold: median(cold), warm: median(warm) });
+    }
+  }
+
+  const report = markdownReport({ servers, rows, scaling, settings: { duration, connections, rounds } });
+  console.log(report);
+  await mkdir(join(values.out, '..'), { recursive: true });
+  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling }, null, 2));
+  log(`JSON results in ${values.out}`);
+} finally {
+  await stopAll();
+}

@@ -1,0 +1,134 @@
+/**
+ * What the benchmark puts in each pod and the requests it measures. Every server gets the same data through
+ * the Solid protocol itself (PUT, ACL discovery through `Link: rel="acl"`), so no server is set up by hand.
+ */
+import type { Owner } from './servers.ts';
+
+function profileDocument(): string {
+  const doc: Record<string, unknown> = {
+    '@context': { schema: 'http://schema.org/', foaf: 'http://xmlns.com/foaf/0.1/' },
+    '@id': '#it',
+    '@type': 'schema:Person',
+    'schema:name': 'Benchmark Person',
+    'foaf:nick': 'bench',
+    'schema:description': 'A resource of about one kilobyte that the benchmark reads, converts and rewrites.',
+    'schema:knows': [],
+  };
+  const knows = doc['schema:knows'] as Array<Record<string, string>>;
+  for (let i = 0; JSON.stringify(doc).length < 980; i++) knows.push({ '@id': `https://friend${i}.example/profile#me`, 'schema:name': `Friend ${i}` });
+  return JSON.stringify(doc);
+}
+
+/** The ~1 KB JSON-LD body read by the GET workloads, rewritten by PUT, and served by the ceiling. */
+export const SMALL_JSON_LD = profileDocument();
+const POST_BODY = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
+const TURTLE = '@prefix schema: <http://schema.org/>.\n<#it> a schema:Thing; schema:name "patched by the benchmark".\n';
+const INSERT_DATA = 'INSERT DATA { <#it> <http://schema.org/alternateName> "bench" . }';
+export const MEMBERS = 1000;
+
+/** URLs the workloads use, all inside the owner's pod. */
+export interface Target {
+  owner: Owner;
+  small: string;
+  publicSmall: string;
+  container: string;
+  put: string;
+  posts: string;
+  patch: string;
+}
+
+async function expectOk(response: Response, what: string): Promise<Response> {
+  if (!response.ok) throw new Error(`${what}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  await response.body?.cancel();
+  return response;
+}
+
+async function put(owner: Owner, url: string, contentType: string, body: string): Promise<void> {
+  await expectOk(await fetch(url, { method: 'PUT', headers: { authorization: owner.authorization, 'content-type': contentType }, body }), `PUT ${url}`);
+}
+
+/** The ACL URL a server advertises for a resource (Link rel="acl"), resolved against it. */
+async function aclOf(owner: Owner, url: string): Promise<string> {
+  const response = await expectOk(await fetch(url, { method: 'HEAD', headers: { authorization: owner.authorization } }), `HEAD ${url}`);
+  const match = /<([^>]+)>\s*;\s*rel="?acl"?/.exec(response.headers.get('link') ?? '');
+  if (!match) throw new Error(`${url} advertises no ACL (Link rel="acl")`);
+  return new URL(match[1]!, url).href;
+}
+
+/** Gives a container an ACL of its own: the owner may do everything, the public only what is listed. */
+async function restrict(owner: Owner, container: string, publicRead: boolean): Promise<void> {
+  const rules = [
+    `<#owner> a acl:Authorization; acl:agent <${owner.webId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read, acl:Write, acl:Control.`,
+  ];
+  if (publicRead) rules.push(`<#public> a acl:Authorization; acl:agentClass foaf:Agent; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read.`);
+  const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n${rules.join('\n')}\n`;
+  await put(owner, await aclOf(owner, container), 'text/turtle', acl);
+}
+
+async function inBatches(count: number, width: number, task: (index: number) => Promise<void>): Promise<void> {
+  for (let start = 0; start < count; start += width) {
+    await Promise.all(Array.from({ length: Math.min(width, count - start) }, (_, offset) => task(start + offset)));
+  }
+}
+
+/**
+ * Fills a container with `count` small JSON-LD members, `width` PUTs at a time. Seeding is sequential by
+ * default: javascript-solid-server 0.0.81 answers some concurrent PUTs into one pod with 500.
+ */
+export async function fillContainer(owner: Owner, container: string, count: number, width = 1): Promise<void> {
+  await inBatches(count, width, (index) => put(owner, `${container}m${String(index).padStart(5, '0')}.json`, 'application/ld+json', POST_BODY));
+}
+
+/** Puts the benchmark's data into the owner's pod and checks that access control is really in the way. */
+export async function seedPod(owner: Owner): Promise<Target> {
+  const privateDir = `${owner.podUri}bench-private/`;
+  const publicDir = `${owner.podUri}bench-public/`;
+  const target: Target = {
+    owner,
+    small: `${privateDir}small.json`,
+    publicSmall: `${publicDir}small.json`,
+    container: `${privateDir}members/`,
+    put: `${privateDir}put.json`,
+    posts: `${privateDir}posts/`,
+    patch: `${privateDir}patch.ttl`,
+  };
+  await put(owner, target.small, 'application/ld+json', SMALL_JSON_LD);
+  await put(owner, target.publicSmall, 'application/ld+json', SMALL_JSON_LD);
+  await restrict(owner, privateDir, false);
+  await restrict(owner, publicDir, true);
+  await put(owner, target.put, 'application/ld+json', SMALL_JSON_LD);
+  await put(owner, target.patch, 'text/turtle', TURTLE);
+  await put(owner, `${target.posts}seed.json`, 'application/ld+json', POST_BODY);
+  await fillContainer(owner, target.container, MEMBERS);
+
+  const anonymous = await fetch(target.small);
+  await anonymous.body?.cancel();
+  if (anonymous.status !== 401 && anonymous.status !== 403) throw new Error(`anonymous GET of a private resource answered ${anonymous.status}: the ACLs are not in force`);
+  await expectOk(await fetch(target.publicSmall), 'anonymous GET of the public resource');
+  return target;
+}
+
+export interface Workload {
+  name: string;
+  method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'PATCH';
+  url(target: Target): string;
+  headers(target: Target): Record<string, string>;
+  body?: string;
+}
+
+const asOwner = (target: Target, extra: Record<string, string> = {}) => ({ authorization: target.owner.authorization, ...extra });
+
+export const WORKLOADS: Workload[] = [
+  { name: 'GET small (owner)', method: 'GET', url: (t) => t.small, headers: (t) => asOwner(t, { accept: 'application/ld+json' }) },
+  { name: 'GET public (anonymous)', method: 'GET', url: (t) => t.publicSmall, headers: () => ({ accept: 'application/ld+json' }) },
+  // No Accept: each server lists in its native form (JSON-LD for svc and jss, Turtle for css).
+  { name: `GET ${MEMBERS}-member container`, method: 'GET', url: (t) => t.container, headers: (t) => asOwner(t) },
+  { name: 'GET as Turtle (conneg)', method: 'GET', url: (t) => t.small, headers: (t) => asOwner(t, { accept: 'text/turtle' }) },
+  { name: 'PUT overwrite', method: 'PUT', url: (t) => t.put, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: SMALL_JSON_LD },
+  { name: 'POST create', method: 'POST', url: (t) => t.posts, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: POST_BODY },
+  { name: 'PATCH INSERT DATA', method: 'PATCH', url: (t) => t.patch, headers: (t) => asOwner(t, { 'content-type': 'application/sparql-update' }), body: INSERT_DATA },
+  { name: 'HEAD small (owner)', method: 'HEAD', url: (t) => t.small, headers: (t) => asOwner(t) },
+];
+
+/** The workload the ceiling answers: the same body, no storage, no access control. */
+export const CEILING_WORKLOAD = WORKLOADS[0]!;
