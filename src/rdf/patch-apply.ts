@@ -48,12 +48,24 @@ function resolve(term: Term, binding: Binding): Term | null {
   return key === null ? term : (binding.get(key) ?? null);
 }
 
-/** Depth-first join over the patterns; stops early once `limit` distinct variable bindings are found. */
-function findBindings(store: Store, patterns: readonly TriplePattern[], limit: number): Binding[] {
+/** Candidate triples a where clause may try in all: a clause that would take longer is refused, not run. */
+const MAX_JOIN_STEPS = 100_000;
+
+const fixedTerms = (pattern: TriplePattern) => [pattern.subject, pattern.predicate, pattern.object].filter((term) => placeholderKey(term) === null).length;
+
+/**
+ * Depth-first join over the patterns, most constrained first; stops early once `limit` distinct variable
+ * bindings are found (or, without variables, at the first match), and refuses a clause that would try more
+ * than MAX_JOIN_STEPS candidate triples, since one request must not hold the event loop.
+ */
+function findBindings(store: Store, wherePatterns: readonly TriplePattern[], limit: number): Binding[] {
+  const patterns = [...wherePatterns].sort((a, b) => fixedTerms(b) - fixedTerms(a));
   const found = new Map<string, Binding>();
   const variables = [...new Set(patterns.flatMap((p) => [p.subject, p.predicate, p.object]).filter((t) => t.termType === 'Variable').map((t) => `?${t.value}`))];
+  const enough = variables.length === 0 ? 1 : limit;
+  let steps = 0;
   const visit = (index: number, binding: Binding): void => {
-    if (found.size >= limit) return;
+    if (found.size >= enough) return;
     if (index === patterns.length) {
       const key = variables.map((v) => termKey(binding.get(v)!)).join(' ');
       if (!found.has(key)) found.set(key, binding);
@@ -62,6 +74,10 @@ function findBindings(store: Store, patterns: readonly TriplePattern[], limit: n
     const pattern = patterns[index]!;
     const [s, p, o] = [resolve(pattern.subject, binding), resolve(pattern.predicate, binding), resolve(pattern.object, binding)];
     for (const match of store.getQuads(s, p, o, defaultGraph())) {
+      if (found.size >= enough) return;
+      if (++steps > MAX_JOIN_STEPS) {
+        throw new HttpProblem(422, `The where clause is too expensive to evaluate (over ${MAX_JOIN_STEPS} candidate triples); make its patterns more specific.`, { type: 'patch-too-complex' });
+      }
       const next = new Map(binding);
       const pairs: [Term, Term][] = [[pattern.subject, match.subject], [pattern.predicate, match.predicate], [pattern.object, match.object]];
       let consistent = true;

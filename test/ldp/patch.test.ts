@@ -183,6 +183,18 @@ describe('PATCH on resources of each kind', () => {
     expect(await app.storage.head('/big')).toBeNull();
   });
 
+  it('refuses a where clause too expensive to evaluate (422) and changes nothing', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    const triples = Array.from({ length: 200 }, (_, i) => `<#s${i}> <http://example.org/p> ${i}.`).join('\n');
+    expect((await app.request('/big.ttl', { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: triples })).status).toBe(201);
+    const before = await graphOf(app, '/big.ttl');
+    // 200 × 200 × 200 candidate combinations before the last pattern can reject them.
+    const response = await patch(app, '/big.ttl', sparql('DELETE { ?a ?b ?c } WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?a ?e ?i . ?c ?c ?c }'));
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ type: expect.stringContaining('patch-too-complex') });
+    expect(await graphOf(app, '/big.ttl')).toBe(before);
+  });
+
   it('keeps all 50 of 50 concurrent inserts', async () => {
     const app = await setup();
     const responses = await Promise.all(
