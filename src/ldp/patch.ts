@@ -13,7 +13,7 @@ import type { PutResult, StorageDriver } from '../storage/types.ts';
 import type { AccessRequirement } from '../wac/modes.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { recordPut, writePreconditions } from './put.ts';
+import { membershipRequirements, recordPut, writePreconditions } from './put.ts';
 import { created, resourceHeaders } from './respond.ts';
 
 const N3_PATCH = 'text/n3';
@@ -41,13 +41,16 @@ async function parsePatchBody(contentType: string | null, text: string, targetUr
   });
 }
 
-/** Solid Protocol: conditions need Read, insertions Append, deletions Read and Write. */
-function requirementsFor(path: string, operations: readonly PatchOperation[], exists: boolean): AccessRequirement[] {
+/**
+ * Solid Protocol: conditions need Read, insertions Append, deletions Read and Write. A PATCH that creates
+ * the resource also needs what adding it (and any container made on the way) to its container needs.
+ */
+async function requirementsFor(storage: StorageDriver, path: string, operations: readonly PatchOperation[], exists: boolean): Promise<AccessRequirement[]> {
   const needs = patchNeeds(operations);
   const requirements: AccessRequirement[] = [{ path, anyOf: needs.deletes ? ['write'] : ['append', 'write'] }];
   if (needs.reads || needs.deletes) requirements.push({ path, anyOf: ['read'] });
   const parent = parentOf(path);
-  if (!exists && parent !== null) requirements.push({ path: parent, anyOf: ['append', 'write'] });
+  if (!exists && parent !== null) requirements.push(...(await membershipRequirements(storage, parent)));
   return requirements;
 }
 
@@ -89,7 +92,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
   const operations = await parsePatchBody(ctx.request.headers.get('content-type'), text, urlFor(ctx, path));
   const current = await storage.head(path);
-  await ctx.access.require(ctx.caller, requirementsFor(path, operations, current !== null));
+  await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));
 
   const result = await lockFor(storage).run(path, async () => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

@@ -156,6 +156,17 @@ describe('required modes per method (bob in alice\'s pod)', () => {
       expect((await world.as('bob', '/alice/shared/fresh', insert)).status).toBe(201);
     });
 
+    it('creating by PATCH needs Append or Write where each container on the way is created, as PUT does', async () => {
+      const world = await sharedWith([]);
+      const acl = ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${BASE}/bob/#me>; acl:default <./>; acl:mode acl:Write.\n`;
+      expect((await world.as('alice', '/alice/shared/.acl', putTurtleAcl(acl))).status).toBe(204);
+      const insert = sparql('INSERT DATA { <#a> <http://ex/p> 1 }');
+      expect((await world.as('bob', '/alice/shared/new/deeper/fresh', insert)).status).toBe(403);
+      expect((await world.as('alice', '/alice/shared/new/', { method: 'HEAD' })).status).toBe(404);
+      expect((await world.as('alice', '/alice/shared/new/', { method: 'PUT' })).status).toBe(201);
+      expect((await world.as('bob', '/alice/shared/new/deeper/fresh', insert)).status).toBe(201);
+    });
+
     it('anonymously: 401, whatever the patch, even before the body is parsed', async () => {
       const world = await sharedWith(['Read', 'Write']);
       for (const { patch } of PATCHES) expect((await world.as(null, '/alice/shared/doc', patch)).status).toBe(401);
