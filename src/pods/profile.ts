@@ -11,8 +11,11 @@ import { isPodRoot } from './registry.ts';
 const HTML = 'text/html';
 const ISLAND = /<script[^>]*type=["']application\/ld\+json["'][^>]*>([\s\S]*?)<\/script>/i;
 
+/** The profile page, when there is one and the caller may read it (its own ACL may be narrower than the pod's). */
 async function readProfilePage(ctx: LdpContext): Promise<string | null> {
-  const stored = await ctx.platform.storage.get(ctx.path + 'index.html');
+  const pagePath = ctx.path + 'index.html';
+  if (!(await ctx.access.allowedModes(ctx.caller, pagePath)).user.includes('read')) return null;
+  const stored = await ctx.platform.storage.get(pagePath);
   return stored ? new Response(stored.body).text() : null;
 }
 

@@ -91,6 +91,21 @@ describe('pod layout', () => {
     expect((await w.as(null, '/alice/public/x', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(401);
   });
 
+  it('serves the profile at the pod root only to those who may read index.html itself', async () => {
+    const w = await podWorld(['alice']);
+    const ownerOnly = '@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n<#owner> a acl:Authorization; acl:agent <./#me>; acl:accessTo <./index.html>; acl:mode acl:Read, acl:Write, acl:Control.\n';
+    const put = await w.as('alice', '/alice/index.html.acl', { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: ownerOnly });
+    expect(put.ok).toBe(true);
+    expect((await w.as(null, '/alice/index.html')).status).toBe(401);
+    // Anonymous callers get the plain listing: no page, and no profile graph from its JSON-LD island.
+    expect((await w.as(null, '/alice/', { headers: { accept: 'text/html' } })).status).toBe(406);
+    const listing = await w.as(null, '/alice/');
+    expect(listing.status).toBe(200);
+    expect(await listing.text()).not.toContain('#me');
+    expect(await (await w.as('alice', '/alice/', { headers: { accept: 'text/html' } })).text()).toContain('<html');
+    expect(await (await w.as('alice', '/alice/')).text()).toContain('#me');
+  });
+
   it('writes ACLs and documents with relative IRIs only', async () => {
     const w = await podWorld(['alice']);
     for (const path of ['/alice/.acl', '/alice/index.html', '/alice/inbox/.acl', '/alice/settings/prefs', '/alice/settings/publicTypeIndex.acl']) {
