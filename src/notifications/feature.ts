@@ -5,7 +5,8 @@
 import type { Hono } from 'hono';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { formatEtag } from '../http/conditional.ts';
-import { problemResponse } from '../http/problem.ts';
+import { HttpProblem, problemResponse } from '../http/problem.ts';
+import { isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
 import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -37,7 +38,12 @@ export interface Notifications {
   upgrade(request: Request): Promise<UpgradeAnswer | null>;
 }
 
-const pathOf = (url: URL) => storagePathFromUrlPath(url.pathname);
+/** The storage path of a topic; the server's own files (quota records, `.server/`) are no topic at all. */
+const pathOf = (url: URL) => {
+  const path = storagePathFromUrlPath(url.pathname);
+  if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
+  return path;
+};
 
 /**
  * The upgrade request's credentials. Browsers cannot set headers on a WebSocket, so a bearer token may also

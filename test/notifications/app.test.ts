@@ -162,4 +162,13 @@ describe('--notifications-auth', () => {
     anonymous.handlers!.message(`sub ${BASE}/alice/private`);
     await anonymous.waitFor((line) => line === `ack ${BASE}/alice/private`);
   });
+
+  it("never lets anyone watch the server's own files", async () => {
+    const world = await podWorld(['alice'], { notifications: true, public: true });
+    const socket = await connect(world.app, `${BASE}/.notifications`);
+    socket.handlers!.message(`sub ${BASE}/alice/.quota.json`);
+    await socket.waitFor((line) => line === `err ${BASE}/alice/.quota.json invalid-uri`);
+    const service = '/.notifications/WebSocketChannel2023/';
+    expect((await world.as('alice', service, subscription(`${BASE}/.server/invites.json`))).status).toBe(404);
+  });
 });

@@ -73,12 +73,16 @@ describe('NotificationHub', () => {
   it('fans out to many subscribers in slices, yielding to the event loop', async () => {
     const hub = hubWith();
     const subscribers = Array.from({ length: 1000 }, recorder);
-    for (const subscriber of subscribers) hub.subscribe('/busy', subscriber);
-    hub.publish([{ path: '/busy', kind: 'update' }]);
+    // The first delivery schedules other work; the last one sees whether it ran in between.
     let otherWorkRan = false;
-    setTimeout(() => (otherWorkRan = true), 0);
-    await vi.waitFor(() => expect(subscribers.every((s) => s.batches.length === 1)).toBe(true), { timeout: WAIT_MS });
-    expect(otherWorkRan).toBe(true);
+    let ranBeforeLastDelivery: boolean | null = null;
+    hub.subscribe('/busy', { deliver: () => void setTimeout(() => (otherWorkRan = true), 0) });
+    for (const subscriber of subscribers) hub.subscribe('/busy', subscriber);
+    hub.subscribe('/busy', { deliver: () => void (ranBeforeLastDelivery = otherWorkRan) });
+    hub.publish([{ path: '/busy', kind: 'update' }]);
+    await vi.waitFor(() => expect(ranBeforeLastDelivery).not.toBeNull(), { timeout: WAIT_MS });
+    expect(subscribers.every((s) => s.batches.length === 1)).toBe(true);
+    expect(ranBeforeLastDelivery).toBe(true);
   });
 
   it('does nothing for an empty change list', () => {
