@@ -39,7 +39,9 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
   }
   let deleted;
   try {
-    deleted = await storage.delete(path, ifMatch === undefined ? undefined : { ifMatch });
+    // If-Match held for `current`; a container's own ETag changes as its auxiliary resources go, so only a
+    // resource's delete is conditional on it.
+    deleted = await storage.delete(path, ifMatch === undefined || current.isContainer ? undefined : { ifMatch });
   } catch (error) {
     if (isStorageError(error, 'NotEmpty')) {
       throw new HttpProblem(409, 'The container is not empty; delete its members first.', { type: 'container-not-empty' });
