@@ -38,8 +38,9 @@ export function typeLinks(isContainer: boolean, isStorageRoot: boolean): string 
 
 /** The methods a resource answers; a storage root (server or pod root) cannot be deleted. */
 export function allowFor(isContainer: boolean, isStorageRoot = false): string {
-  if (isStorageRoot) return 'OPTIONS, HEAD, GET, POST, PUT, PATCH';
-  return isContainer ? 'OPTIONS, HEAD, GET, POST, PUT, PATCH, DELETE' : 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE';
+  // PATCH of a container is refused (409: its triples are the server's), so containers do not list it.
+  if (isStorageRoot) return 'OPTIONS, HEAD, GET, POST, PUT';
+  return isContainer ? 'OPTIONS, HEAD, GET, POST, PUT, DELETE' : 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE';
 }
 
 /** CORS for browser apps: reflect the origin (credentials need that) and expose every header they read. */

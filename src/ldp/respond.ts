@@ -23,9 +23,11 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
   headers.set('Link', link);
   headers.set('Allow', allowFor(isContainer, storageRoot));
-  headers.set('Accept-Patch', ACCEPT_PATCH);
   if (isContainer) headers.set('Accept-Post', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
-  else headers.set('Accept-Put', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+  else {
+    headers.set('Accept-Patch', ACCEPT_PATCH);
+    headers.set('Accept-Put', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+  }
   headers.set('MS-Author-Via', 'SPARQL');
   headers.set('Vary', VARY);
   headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, path)));
