@@ -37,11 +37,13 @@ export interface FsOptions {
   revalidateAfterMs?: number;
 }
 
-interface CachedBody {
+/** What was last seen of a file: its metadata, and its body when it is small and was read. */
+interface CachedFile {
   meta: ResourceMeta;
-  bytes: Uint8Array;
+  bytes?: Uint8Array;
   checkedAt: number;
 }
+const CACHED_FILE_OVERHEAD = 256;
 
 /** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
 const DOT_SEGMENT = /\/\./;
@@ -72,7 +74,7 @@ export class FsDriver implements StorageDriver {
   // Every write through this driver invalidates what it touched; what changes outside it is caught by the
   // validators (the ETag for bodies; see ListingCache for listings).
   private readonly contentTypes = new BoundedCache<string, string>(50_000);
-  private readonly bodies = new BoundedCache<string, CachedBody>(BODY_CACHE_BYTES, (entry) => entry.bytes.byteLength);
+  private readonly files = new BoundedCache<string, CachedFile>(BODY_CACHE_BYTES, (entry) => (entry.bytes?.byteLength ?? 0) + CACHED_FILE_OVERHEAD);
   private readonly listings = new ListingCache();
   /** Counts writes, so a body or content type read while one happened is not cached. */
   private writes = 0;
@@ -92,9 +94,9 @@ export class FsDriver implements StorageDriver {
     return new FsDriver(absolute, options);
   }
 
-  /** The cached body of a path, if it may be served without checking the file (see FsOptions). */
-  private freshBody(path: string): CachedBody | undefined {
-    const cached = this.bodies.get(path);
+  /** What is cached of a file, if it may be served without checking the file (see FsOptions). */
+  private freshFile(path: string): CachedFile | undefined {
+    const cached = this.files.get(path);
     if (!cached || performance.now() - cached.checkedAt >= this.revalidateAfterMs || DOT_SEGMENT.test(path)) return undefined;
     return cached;
   }
@@ -137,7 +139,7 @@ export class FsDriver implements StorageDriver {
    */
   private changed(path: string): void {
     this.writes++;
-    this.bodies.delete(path);
+    this.files.delete(path);
     this.contentTypes.delete(path);
     this.listings.invalidate(path);
   }
@@ -161,11 +163,18 @@ export class FsDriver implements StorageDriver {
   }
 
   async head(path: string): Promise<ResourceMeta | null> {
-    const fresh = this.freshBody(path);
+    const fresh = this.freshFile(path);
     if (fresh) return fresh.meta;
+    const writes = this.writes;
     const stats = await this.stat(path);
     if (!this.matches(path, stats)) return null;
-    return this.metaFromStats(path, stats, stats.isFile() ? await this.contentTypeOf(path) : undefined);
+    if (!stats.isFile()) return this.metaFromStats(path, stats);
+    const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+    if (this.writes === writes) {
+      const known = this.files.get(path);
+      this.files.set(path, { meta, bytes: known?.meta.etag === meta.etag ? known.bytes : undefined, checkedAt: performance.now() });
+    }
+    return meta;
   }
 
   async get(path: string, options?: { range?: { start: number; end?: number } }): Promise<StoredBody | null> {
@@ -174,10 +183,10 @@ export class FsDriver implements StorageDriver {
       return meta ? { meta, body: new ReadableStream({ start: (c) => c.close() }) } : null;
     }
     if (!options?.range) {
-      const fresh = this.freshBody(path);
-      if (fresh) return withBytes(fresh.meta, fresh.bytes);
-      const cached = this.bodies.get(path);
-      if (cached) {
+      const fresh = this.freshFile(path);
+      if (fresh?.bytes) return withBytes(fresh.meta, fresh.bytes);
+      const cached = this.files.get(path);
+      if (cached?.bytes) {
         const stats = await this.stat(path);
         if (!this.matches(path, stats)) return null;
         const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
@@ -206,7 +215,7 @@ export class FsDriver implements StorageDriver {
       if (!options?.range && meta.size <= SMALL_BODY) {
         const bytes = new Uint8Array(await handle.readFile());
         await handle.close();
-        if (bytes.byteLength === meta.size && this.writes === writes) this.bodies.set(path, { meta, bytes, checkedAt: performance.now() });
+        if (bytes.byteLength === meta.size && this.writes === writes) this.files.set(path, { meta, bytes, checkedAt: performance.now() });
         return withBytes(meta, bytes);
       }
       let range: { start: number; end: number } | undefined;

@@ -28,10 +28,10 @@ const CONVERSION_CACHE_CHARS = 8 * 1024 * 1024;
 async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: string): Promise<string> {
   let cache = conversions.get(ctx.platform.storage);
   if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(CONVERSION_CACHE_CHARS, (text) => text.length)));
-  const key = `${ctx.path}\n${stored.meta.etag}\n${to}\n${ctx.url.origin}`;
+  const key = `${ctx.path}\n${stored.meta.etag}\n${from}\n${to}\n${ctx.url.origin}`;
   const cached = cache.get(key);
   if (cached !== undefined) {
-    await stored.body.cancel();
+    if (!stored.bytes) await stored.body.cancel();
     return cached;
   }
   const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();

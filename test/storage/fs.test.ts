@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -86,9 +86,10 @@ describe('fs driver caches', () => {
     expect(await listed(driver, '/d/')).toEqual(['/d/a:3', '/d/b:1']);
     await driver.delete('/d/b');
     expect(await listed(driver, '/d/')).toEqual(['/d/a:3']);
-    // A new directory entry changes the directory's mtime, which invalidates the cached listing.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A new directory entry changes the directory's mtime, which invalidates the cached listing; the mtime is
+    // set explicitly, since a coarse clock could give the new entry the same mtime as the last change.
     await writeFile(join(driver.root, 'd', 'outside.txt'), 'from outside');
+    await utimes(join(driver.root, 'd'), new Date(), new Date(Date.now() + 60_000));
     expect(await listed(driver, '/d/')).toEqual(['/d/a:3', '/d/outside.txt:12']);
     expect(await text(driver, '/d/outside.txt')).toBe('from outside');
   });
