@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
+import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** What a socket carries from the upgrade to its events. */
 interface SocketData {
@@ -53,7 +53,6 @@ const bun = (globalThis as unknown as { Bun: BunApi }).Bun;
 const IDLE_TIMEOUT_SECONDS = 60;
 /** The same frame limit as the Node transport: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
-const SHUTDOWN_GRACE_MS = 10_000;
 
 const log = (line: string) => console.log(line);
 
@@ -111,21 +110,13 @@ async function main(): Promise<void> {
   if (singleUser) log(singleUser);
   log(listeningLine('bun', url, config));
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal} received: finishing in-flight requests, then exiting.`);
-    setTimeout(() => {
-      log('in-flight requests did not finish in time; exiting anyway.');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    for (const ws of sockets) ws.close(1001, 'server shutting down');
-    void server
-      .stop()
-      .then(() => storage.close?.())
-      .then(() => process.exit(0));
-  };
+  const stop = gracefulShutdown({
+    log,
+    closeSockets: () => sockets.forEach((ws) => ws.close(1001, 'server shutting down')),
+    stopServer: () => server.stop(),
+    closeStorage: () => storage.close?.(),
+    exit: (code) => process.exit(code),
+  });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }

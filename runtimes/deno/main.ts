@@ -7,7 +7,7 @@
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
+import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** The part of the Deno namespace used here (the project type-checks with Node's types, not Deno's). */
 interface DenoApi {
@@ -29,7 +29,6 @@ const IDLE_TIMEOUT_SECONDS = 60;
 /** The same frame limit as the Node transport: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const CLOSE_TOO_BIG = 1009;
-const SHUTDOWN_GRACE_MS = 10_000;
 
 const log = (line: string) => console.log(line);
 const sockets = new Set<WebSocket>();
@@ -102,21 +101,13 @@ async function main(): Promise<void> {
   if (singleUser) log(singleUser);
   log(listeningLine('deno', url, config));
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal} received: finishing in-flight requests, then exiting.`);
-    setTimeout(() => {
-      log('in-flight requests did not finish in time; exiting anyway.');
-      deno.exit(1);
-    }, SHUTDOWN_GRACE_MS);
-    for (const socket of sockets) socket.close(1001, 'server shutting down');
-    void server
-      .shutdown()
-      .then(() => storage.close?.())
-      .then(() => deno.exit(0));
-  };
+  const stop = gracefulShutdown({
+    log,
+    closeSockets: () => sockets.forEach((socket) => socket.close(1001, 'server shutting down')),
+    stopServer: () => server.shutdown(),
+    closeStorage: () => storage.close?.(),
+    exit: (code) => deno.exit(code),
+  });
   deno.addSignalListener('SIGINT', () => stop('SIGINT'));
   deno.addSignalListener('SIGTERM', () => stop('SIGTERM'));
 }

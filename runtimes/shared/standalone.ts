@@ -125,3 +125,37 @@ export async function singleUserNotice(app: App, url: string, config: Config): P
 export function baseUrl(tls: boolean, hostname: string, port: number): string {
   return `${tls ? 'https' : 'http'}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`;
 }
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** What graceful shutdown needs from a runtime: close the sockets, stop accepting and drain, exit. */
+export interface ShutdownHooks {
+  log(line: string): void;
+  closeSockets(): void;
+  /** Resolves once in-flight requests have finished. */
+  stopServer(): Promise<unknown>;
+  closeStorage(): Promise<unknown> | undefined;
+  exit(code: number): void;
+}
+
+/** The handler for SIGINT and SIGTERM: finish in-flight requests, then exit 0 (or 1 after a grace period). */
+export function gracefulShutdown(hooks: ShutdownHooks): (signal: string) => void {
+  let stopping = false;
+  return (signal) => {
+    if (stopping) return;
+    stopping = true;
+    hooks.log(`${signal} received: finishing in-flight requests, then exiting.`);
+    const forced = setTimeout(() => {
+      hooks.log('in-flight requests did not finish in time; exiting anyway.');
+      hooks.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    hooks.closeSockets();
+    void hooks
+      .stopServer()
+      .then(() => hooks.closeStorage())
+      .then(() => {
+        clearTimeout(forced);
+        hooks.exit(0);
+      });
+  };
+}

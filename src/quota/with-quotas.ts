@@ -1,4 +1,5 @@
 import { KeyedLock } from '../storage/keyed-lock.ts';
+import { wrapWrites } from '../storage/wrap.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
 import { isQuotaPath, podRootOfPath, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
 
@@ -125,17 +126,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
     if (isQuotaPath(path)) ledgers.delete(podRootOfPath(path) ?? '');
   };
 
-  return {
-    name: inner.name,
-    capabilities: inner.capabilities,
-    head: (path) => inner.head(path),
-    get: (path, getOptions) => inner.get(path, getOptions),
-    list: (container) => inner.list(container),
-    children: inner.children ? (container) => inner.children!(container) : undefined,
-    usage: (prefix) => inner.usage(prefix),
-    createContainer: (path) => inner.createContainer(path),
-    close: inner.close ? () => inner.close!() : undefined,
-
+  return wrapWrites(inner, {
     async put(path: string, body: PutBody, putOptions: PutOptions): Promise<PutResult | null> {
       const podRoot = countedPod(path);
       const ledger = podRoot ? await load(podRoot) : null;
@@ -182,5 +173,5 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
       if (podRoot && ledger && deleted && !deleted.isContainer) await commit(podRoot, ledger, -deleted.size);
       return deleted;
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import { isAclPath } from '../ldp/auxiliary.ts';
 import { bodyToBytes } from '../storage/body.ts';
+import { wrapWrites } from '../storage/wrap.ts';
 import type { DeleteOptions, PutBody, PutOptions, StorageDriver } from '../storage/types.ts';
 import { validateAclDocument } from './acl-document.ts';
 
@@ -10,16 +11,7 @@ import { validateAclDocument } from './acl-document.ts';
  */
 export function watchAclWrites(inner: StorageDriver, invalidate: (aclPath: string) => void): StorageDriver {
   const decoder = new TextDecoder();
-  return {
-    name: inner.name,
-    capabilities: inner.capabilities,
-    head: (path) => inner.head(path),
-    get: (path, options) => inner.get(path, options),
-    createContainer: (path) => inner.createContainer(path),
-    list: (container) => inner.list(container),
-    children: inner.children ? (container) => inner.children!(container) : undefined,
-    usage: (prefix) => inner.usage(prefix),
-    close: inner.close ? () => inner.close!() : undefined,
+  return wrapWrites(inner, {
     async put(path: string, body: PutBody, options: PutOptions) {
       if (!isAclPath(path)) return inner.put(path, body, options);
       const text = typeof body === 'string' ? body : decoder.decode(await bodyToBytes(body));
@@ -37,5 +29,5 @@ export function watchAclWrites(inner: StorageDriver, invalidate: (aclPath: strin
         if (isAclPath(path)) invalidate(path);
       }
     },
-  };
+  });
 }
