@@ -75,8 +75,10 @@ function offersFor(ctx: LdpContext, storedType: string): string[] {
   return conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
 }
 
-function notAcceptable(offers: readonly string[]): HttpProblem {
-  return new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.`, { type: 'not-acceptable' });
+function notAcceptable(ctx: LdpContext, offers: readonly string[]): HttpProblem {
+  // Turtle and N-Triples exist but are off: say how to turn them on rather than only what is offered.
+  const hint = ctx.config.conneg ? '' : ' Turtle and N-Triples are served with content negotiation enabled (--conneg, SVC_CONNEG=true or "conneg": true).';
+  return new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.${hint}`, { type: 'not-acceptable' });
 }
 
 export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Response> {
@@ -96,7 +98,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (podRoot) return podRoot;
     const offers = rdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);
-    if (!type) throw notAcceptable(offers);
+    if (!type) throw notAcceptable(ctx, offers);
     headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
     if (headOnly) return new Response(null, { status: 200, headers });
     const listing = await readListing(storage, meta);
@@ -126,7 +128,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const type = negotiate(accept, offers);
     if (!type) {
       await cancel();
-      throw notAcceptable(offers);
+      throw notAcceptable(ctx, offers);
     }
     if (type === storedEssence) {
       headers.set('Content-Type', storedType);

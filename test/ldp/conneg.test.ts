@@ -90,7 +90,9 @@ describe('without --conneg', () => {
     expect(refused.status).toBe(415);
     expect((await refused.json()).detail).toContain('--conneg');
     await put(app, '/card', 'application/ld+json', JSON_LD_DOC);
-    expect((await app.request('/card', { headers: { Accept: 'text/turtle' } })).status).toBe(406);
+    const notAcceptable = await app.request('/card', { headers: { Accept: 'text/turtle' } });
+    expect(notAcceptable.status).toBe(406);
+    expect((await notAcceptable.json()).detail).toContain('--conneg');
     expect((await app.request('/card', { headers: { Accept: 'text/turtle, */*;q=0.1' } })).headers.get('content-type')).toContain('application/ld+json');
   });
 });
