@@ -54,11 +54,11 @@ export async function readQuotaRecord(storage: StorageDriver, podRoot: string): 
   return { record: parseQuotaRecord(text, quotaPathOf(podRoot)), etag: stored.meta.etag };
 }
 
-/** Replaces the record in one atomic driver write; returns the new ETag. */
-export async function writeQuotaRecord(storage: StorageDriver, podRoot: string, record: QuotaRecord): Promise<string> {
+/** Replaces the record in one atomic driver write; returns the new ETag, or null when `ifMatch` no longer held. */
+export async function writeQuotaRecord(storage: StorageDriver, podRoot: string, record: QuotaRecord, ifMatch?: string): Promise<string | null> {
   const body = JSON.stringify({ limit: record.limit, used: record.used });
-  const result = await storage.put(quotaPathOf(podRoot), body, { contentType: 'application/json' });
-  return result!.meta.etag;
+  const result = await storage.put(quotaPathOf(podRoot), body, { contentType: 'application/json', ...(ifMatch !== undefined && { ifMatch }) });
+  return result ? result.meta.etag : null;
 }
 
 /**

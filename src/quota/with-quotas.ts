@@ -13,6 +13,8 @@ interface Ledger {
   etag: string;
   version: number;
   persistedVersion: number;
+  /** `used` as last written to (or read from) the record. */
+  persistedUsed: number;
 }
 
 export interface QuotaOptions {
@@ -93,10 +95,10 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
       if (!stored) return null;
       if (ledger) {
         // Updated in place: writes in flight hold this object and commit into it.
-        Object.assign(ledger, stored.record, { etag: stored.etag, persistedVersion: ledger.version });
+        Object.assign(ledger, stored.record, { etag: stored.etag, persistedVersion: ledger.version, persistedUsed: stored.record.used });
         return ledger;
       }
-      const fresh: Ledger = { ...stored.record, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0 };
+      const fresh: Ledger = { ...stored.record, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0, persistedUsed: stored.record.used };
       ledgers.set(podRoot, fresh);
       return fresh;
     });
@@ -107,7 +109,23 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
       .run(podRoot, async () => {
         if (ledger.persistedVersion === ledger.version || ledgers.get(podRoot) !== ledger) return;
         const version = ledger.version;
-        ledger.etag = await writeQuotaRecord(inner, podRoot, ledger);
+        // Writes committed while this one is saved bump `version` and are saved by the next persist.
+        let writtenUsed = ledger.used;
+        let etag = await writeQuotaRecord(inner, podRoot, ledger, ledger.etag);
+        if (etag === null) {
+          // The record was rewritten meanwhile (`svc quota set` or `reconcile`): take its limit and its used,
+          // with this process's changes since its last save on top, instead of writing over it.
+          const stored = await readQuotaRecord(inner, podRoot);
+          if (!stored) return void ledgers.delete(podRoot);
+          ledger.limit = stored.record.limit;
+          ledger.used = Math.max(0, ledger.used + stored.record.used - ledger.persistedUsed);
+          writtenUsed = ledger.used;
+          etag = await writeQuotaRecord(inner, podRoot, ledger, stored.etag);
+          // Rewritten once more in between: the next write's load() reads it afresh.
+          if (etag === null) return void ledgers.delete(podRoot);
+        }
+        ledger.etag = etag;
+        ledger.persistedUsed = writtenUsed;
         ledger.persistedVersion = version;
       })
       .catch((error: unknown) => options.log(`quota: could not save ${quotaPathOf(podRoot)}: ${(error as Error).message}`));

@@ -196,3 +196,26 @@ describe('quota accounting under concurrency', () => {
     }
   });
 });
+
+describe('a record rewritten while a write is in flight', () => {
+  it('keeps the new limit and adds the write to the used it says, instead of writing over it', async () => {
+    const inner = new MemoryDriver();
+    let rewriteDuringNextWrite = false;
+    // Stands for `svc quota set` rewriting .quota.json on disk while a request is being served.
+    const storage: StorageDriver = Object.assign(Object.create(inner) as StorageDriver, {
+      put: async (...args: Parameters<StorageDriver['put']>) => {
+        if (rewriteDuringNextWrite && !args[0].endsWith('.quota.json')) {
+          rewriteDuringNextWrite = false;
+          await writeQuotaRecord(inner, '/alice/', { limit: 5000, used: 100 });
+        }
+        return inner.put(...args);
+      },
+    });
+    const { request, record } = await podWithQuota(1000, storage);
+    expect((await request('/alice/a', put('x'.repeat(10)))).status).toBe(201);
+    expect(await record()).toEqual({ limit: 1000, used: 10 });
+    rewriteDuringNextWrite = true;
+    expect((await request('/alice/b', put('y'.repeat(20)))).status).toBe(201);
+    await expect.poll(record).toEqual({ limit: 5000, used: 120 });
+  });
+});
