@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
 import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
@@ -20,8 +21,11 @@ function rawPathOf(url: string | undefined): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
-async function sendProblem(res: ServerResponse, status: number, detail: string): Promise<void> {
+/** Answers a request the app never sees, with the same problem body and CORS headers as the app's own answers. */
+async function sendProblem(req: IncomingMessage, res: ServerResponse, status: number, detail: string): Promise<void> {
   const response = problemResponse(status, detail, { type: 'urn:svc:problem:invalid-path' });
+  const origin = req.headers.origin;
+  applyCors(new Request('http://svc.invalid/', { method: req.method === 'OPTIONS' ? 'OPTIONS' : 'GET', headers: origin ? { origin } : {} }), response.headers);
   res.writeHead(status, Object.fromEntries(response.headers));
   res.end(await response.text());
 }
@@ -48,7 +52,10 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const listener = getRequestListener((request, env) => app.fetch(request, env));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (UNSAFE_RAW_PATH.test(rawPathOf(req.url))) {
-      void sendProblem(res, 400, 'Invalid path: dot segments and backslashes are not allowed.');
+      const started = Date.now();
+      void sendProblem(req, res, 400, 'Invalid path: dot segments and backslashes are not allowed.').then(() => {
+        if (!config.quiet) log(`${req.method} ${rawPathOf(req.url)} 400 ${Date.now() - started}ms`);
+      });
       return;
     }
     void listener(req, res);

@@ -9,12 +9,12 @@ import { startSvc, type RunningSvc } from '../support/server.ts';
 const run = promisify(execFile);
 
 /** Sends a request with the path exactly as given (fetch would normalise dot segments away). */
-function rawGet(base: string, path: string): Promise<number> {
+function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
       res.resume();
-      resolve(res.statusCode!);
+      resolve({ status: res.statusCode!, headers: res.headers });
     });
     req.on('error', reject);
     req.end();
@@ -56,8 +56,12 @@ describe('svc start over real HTTP with the fs driver', () => {
 
   it('refuses dot segments and backslashes in the raw path', async () => {
     for (const path of ['/a/../../etc/passwd', '/a/%2e%2e/b', '/./a', '/a\\b', '/a%5Cb']) {
-      expect(await rawGet(server.base, path)).toBe(400);
+      expect((await rawGet(server.base, path)).status).toBe(400);
     }
+    // A browser app reading the refusal needs the same CORS headers as on every other answer.
+    const refused = await rawGet(server.base, '/a/../b', { origin: 'https://app.example' });
+    expect(refused.headers['content-type']).toBe('application/problem+json');
+    expect(refused.headers['access-control-allow-origin']).toBe('https://app.example');
   });
 
   it('serves every write at once: bodies, content types and listings', async () => {
