@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Config } from './config/options.ts';
 import { createSecurity } from './auth/security.ts';
+import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
 import type { LdpContext } from './ldp/context.ts';
@@ -51,6 +52,21 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     applyCors(c.req.raw, c.res.headers);
   });
   app.onError((error) => errorToResponse(error, log));
+  const allowedHosts = parseAllowedHosts(config.allowedHosts);
+  const upgradeToAllowedHost = async (request: Request, upgrade: (request: Request) => Promise<UpgradeAnswer | null>): Promise<UpgradeAnswer | null> => {
+    try {
+      if (allowedHosts) checkHost(new URL(request.url), allowedHosts);
+    } catch (error) {
+      return { refuse: errorToResponse(error, log) };
+    }
+    return upgrade(request);
+  };
+  if (allowedHosts) {
+    app.use('*', async (c, next) => {
+      checkHost(new URL(c.req.url), allowedHosts);
+      await next();
+    });
+  }
   if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate }));
   app.use('*', async (_c, next) => {
     await init();
@@ -108,5 +124,5 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return response;
   });
 
-  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: notifications.upgrade }) };
+  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: (request) => upgradeToAllowedHost(request, notifications.upgrade) }) };
 }

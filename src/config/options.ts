@@ -69,6 +69,7 @@ export const OPTIONS = [
   { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts per client IP per minute (0 = no limit)' },
   { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)' },
   { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP per 24 hours (0 = no limit)' },
+  { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'string', arg: '<names>', default: undefined, help: 'host names (comma-separated, each optionally with :port) the server answers to; others get 421. Set it wherever untrusted clients can reach the server: the Host header decides which absolute IRIs in ACLs count as this server\'s' },
   { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it)' },
   { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
 ] as const satisfies readonly OptionSpec[];

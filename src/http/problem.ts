@@ -15,6 +15,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   416: 'Range Not Satisfiable',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   428: 'Precondition Required',
   429: 'Too Many Requests',
