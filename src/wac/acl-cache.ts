@@ -28,6 +28,11 @@ export class AclCache {
     this.#log = log;
   }
 
+  /** Moves on every invalidation: what was derived from the ACLs before it may be out of date. */
+  get generation(): number {
+    return this.#generation;
+  }
+
   invalidate(aclPath: string): void {
     this.#generation += 1;
     this.#documents.delete(aclPath);

@@ -53,6 +53,12 @@ export class WebAccessControl implements AccessControl {
   readonly #cache: AclCache;
   readonly #storage: StorageDriver;
   readonly #podOwnerOf: PodOwnerLookup;
+  /**
+   * Modes already worked out for a request (its Caller object), by agent and path: a GET asks for the same
+   * ones up to three times (the check, then WAC-Allow for the user and the public). A write to any ACL in
+   * between makes them stale.
+   */
+  readonly #perRequest = new WeakMap<Caller, Map<string, { generation: number; modes: Promise<Set<AccessMode>> }>>();
 
   /** `cache` reads through `storage`; whoever writes ACL documents must invalidate it (see acl-storage.ts). */
   constructor(storage: StorageDriver, cache: AclCache, podOwnerOf: PodOwnerLookup) {
@@ -65,7 +71,7 @@ export class WebAccessControl implements AccessControl {
     const subject = subjectOf(caller);
     const groups = new GroupReader(this.#storage, caller.serverOrigin);
     for (const requirement of withoutAuxiliaryParents(requirements)) {
-      const modes = await this.#modes(requirement.path, subject, groups, caller.serverOrigin);
+      const modes = await this.#remembered(caller, requirement.path, subject, groups);
       if (!requirement.anyOf.some((mode) => modes.has(mode))) throw denied(caller, requirement);
     }
   }
@@ -73,9 +79,21 @@ export class WebAccessControl implements AccessControl {
   async allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }> {
     const subject = subjectOf(caller);
     const groups = new GroupReader(this.#storage, caller.serverOrigin);
-    const user = await this.#modes(path, subject, groups, caller.serverOrigin);
-    const anyone = subject.webId === null ? user : await this.#modes(path, { ...subject, webId: null }, groups, caller.serverOrigin);
+    const user = await this.#remembered(caller, path, subject, groups);
+    const anyone = subject.webId === null ? user : await this.#remembered(caller, path, { ...subject, webId: null }, groups);
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
+  }
+
+  #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader): Promise<Set<AccessMode>> {
+    let known = this.#perRequest.get(caller);
+    if (!known) this.#perRequest.set(caller, (known = new Map()));
+    const key = `${subject.webId ?? ''}\n${path}`;
+    const generation = this.#cache.generation;
+    const entry = known.get(key);
+    if (entry && entry.generation === generation) return entry.modes;
+    const modes = this.#modes(path, subject, groups, caller.serverOrigin);
+    known.set(key, { generation, modes });
+    return modes;
   }
 
   /**
