@@ -1,3 +1,4 @@
+import { toBase64Url } from '../src/http/base64url.ts';
 import { bodyToBytes } from '../src/storage/body.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import {
@@ -82,9 +83,7 @@ const encoder = new TextEncoder();
 /** A short strong tag for a text: the first 96 bits of its SHA-256, base64url. */
 async function digest(text: string): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-  let binary = '';
-  for (const byte of hash.subarray(0, 12)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_');
+  return toBase64Url(hash.subarray(0, 12));
 }
 
 /**

@@ -1,16 +1,8 @@
+import { fromBase64Url, toBase64Url } from '../http/base64url.ts';
 import type { StorageDriver } from '../storage/types.ts';
 
 /** Where the bearer-token signing secret lives: under /.server/, which is never served over HTTP. */
 export const TOKEN_KEY_PATH = '/.server/token-key.json';
-
-function toBase64Url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
 
 async function readKey(storage: StorageDriver): Promise<Uint8Array | null> {
   const stored = await storage.get(TOKEN_KEY_PATH);

@@ -1,4 +1,5 @@
 /** Which names are auxiliary or the server's own, and therefore never listed or served as plain resources. */
+import { isQuotaPath } from '../quota/record.ts';
 
 export const ACL_SUFFIX = '.acl';
 
@@ -18,7 +19,7 @@ export function subjectOfAcl(aclPath: string): string {
 
 /** Server state kept beside the resources (invites, accounts, quota records). */
 export function isServerPrivatePath(path: string): boolean {
-  return path === '/.server' || path.startsWith('/.server/') || path.endsWith('/.quota.json') || path.endsWith('/.quota.json/');
+  return path === '/.server' || path.startsWith('/.server/') || isQuotaPath(path.endsWith('/') ? path.slice(0, -1) : path);
 }
 
 /** Names a container listing leaves out. */

@@ -2,6 +2,7 @@
  * WebSocketChannel2023 of the Solid Notifications Protocol: a client POSTs a subscription for a topic,
  * gets a `receiveFrom` URL holding an unguessable token, and receives Activity Streams JSON-LD there.
  */
+import { toBase64Url } from '../http/base64url.ts';
 import type { Activity, NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
 import { sendOrDrop, type SocketHandlers, type SocketLike } from './socket.ts';
 
@@ -36,10 +37,7 @@ export interface Channel {
 }
 
 function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  let text = '';
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** The channels that exist, by token. Expired ones are swept whenever a channel is created or looked up. */

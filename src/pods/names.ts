@@ -1,6 +1,7 @@
 import { HttpProblem } from '../http/problem.ts';
 
-const NAME = /^[a-z0-9_-]{1,63}$/;
+/** What a pod name may look like: lower-case letters, digits, `-` and `_`, 1 to 63 characters. */
+export const POD_NAME = /^[a-z0-9_-]{1,63}$/;
 
 /** Top-level names the server uses now or will use for its own routes and features. */
 export const RESERVED_POD_NAMES: ReadonlySet<string> = new Set([
@@ -15,7 +16,7 @@ export function checkPodName(name: unknown): string {
   if (typeof name !== 'string' || name === '') {
     throw new HttpProblem(400, 'The body must be a JSON object with a "name" string.', { type: 'invalid-pod-name' });
   }
-  if (!NAME.test(name)) {
+  if (!POD_NAME.test(name)) {
     throw new HttpProblem(400, 'A pod name is 1 to 63 characters of lower-case letters, digits, "-" and "_".', { type: 'invalid-pod-name' });
   }
   if (RESERVED_POD_NAMES.has(name)) {

@@ -1,5 +1,6 @@
 import type { Config } from '../../../src/config/options.ts';
 import { ConfigError } from '../../../src/config/resolve.ts';
+import { POD_NAME } from '../../../src/pods/names.ts';
 import type { StorageDriver } from '../../../src/storage/types.ts';
 import { openStorage } from '../storage.ts';
 
@@ -21,7 +22,7 @@ export async function withStorage<T>(config: Config, task: (storage: StorageDriv
 /** The root container of an existing pod; a clear error when there is none. */
 export async function existingPodRoot(storage: StorageDriver, config: Config, name: string): Promise<string> {
   const root = `/${name}/`;
-  const exists = /^[a-z0-9_-]{1,63}$/.test(name) && (await storage.head(root))?.isContainer === true;
+  const exists = POD_NAME.test(name) && (await storage.head(root))?.isContainer === true;
   if (!exists) throw new ConfigError(`there is no pod "${name}" in ${describeRoot(config)}.`);
   return root;
 }
