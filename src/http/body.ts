@@ -32,3 +32,13 @@ export async function readLimitedText(request: Request, limit: number): Promise<
 }
 
 const decoder = new TextDecoder();
+
+/** A JSON request body, cut off at `limit` bytes; not JSON at all is a 400 naming `what`. */
+export async function readJsonBody(request: Request, limit: number, what: string): Promise<unknown> {
+  const text = await readLimitedText(request, limit);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpProblem(400, `${what} is not valid JSON: ${(error as Error).message}`, { type: 'invalid-json' });
+  }
+}

@@ -1,5 +1,5 @@
 /** The WebSocketChannel2023 subscription service: `POST` a subscription request, get a channel description. */
-import { readLimitedText } from '../http/body.ts';
+import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
@@ -39,13 +39,7 @@ async function readRequest(request: Request): Promise<Record<string, unknown>> {
       headers: { 'Accept-Post': 'application/ld+json' },
     });
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(await readLimitedText(request, MAX_REQUEST_BYTES));
-  } catch (error) {
-    if (error instanceof HttpProblem) throw error;
-    throw new HttpProblem(400, 'The subscription request is not valid JSON.', { type: 'invalid-json' });
-  }
+  const body = await readJsonBody(request, MAX_REQUEST_BYTES, 'The subscription request');
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw unprocessable('The subscription request must be a JSON object.');
   return body as Record<string, unknown>;
 }

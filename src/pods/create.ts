@@ -1,5 +1,5 @@
 import { mintToken } from '../auth/bearer.ts';
-import { readLimitedText } from '../http/body.ts';
+import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
@@ -33,13 +33,7 @@ async function readName(request: Request): Promise<{ name: string; fields: Recor
   if (!type || essenceOf(type) !== 'application/json') {
     throw new HttpProblem(415, 'Send the pod request as JSON: Content-Type: application/json with {"name": "..."}.', { type: 'unsupported-media-type' });
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(await readLimitedText(request, MAX_REQUEST_BYTES));
-  } catch (error) {
-    if (error instanceof HttpProblem) throw error;
-    throw new HttpProblem(400, `The body is not valid JSON: ${(error as Error).message}`, { type: 'invalid-json' });
-  }
+  const body = await readJsonBody(request, MAX_REQUEST_BYTES, 'The body');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpProblem(400, 'The body must be a JSON object with a "name" string.', { type: 'invalid-pod-name' });
   }
