@@ -18,6 +18,10 @@ export const CHANNEL_PATH = '/.notifications/WebSocketChannel2023/';
 export const IDLE_CHANNEL_MS = 5 * 60 * 1000;
 /** Bound on channels in memory; beyond it subscriptions are refused until some expire. */
 export const MAX_CHANNELS = 10_000;
+/** Channels one agent may hold, so no one caller can fill the registry for everyone else. */
+export const MAX_CHANNELS_PER_AGENT = 100;
+/** Anonymous callers share one allowance: they cannot be told apart here. */
+export const MAX_ANONYMOUS_CHANNELS = 1_000;
 
 export interface Channel {
   /** URL naming the channel in its description. */
@@ -34,6 +38,8 @@ export interface Channel {
   sockets: number;
   /** When the channel was last created or left by its last socket. */
   idleSince: number;
+  /** WebID of the agent that created it, null when anonymous. */
+  agent: string | null;
 }
 
 function randomToken(): string {
@@ -43,6 +49,8 @@ function randomToken(): string {
 /** The channels that exist, by token. Expired ones are swept whenever a channel is created or looked up. */
 export class ChannelRegistry {
   readonly #channels = new Map<string, Channel>();
+  /** Channels held per agent (`''` for anonymous callers). */
+  readonly #perAgent = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(now: () => number) {
@@ -53,20 +61,23 @@ export class ChannelRegistry {
     return this.#channels.size;
   }
 
-  /** A new channel, or null when the registry is full. */
-  create(origin: string, topic: string, topicUrl: string, endAt?: number): Channel | null {
+  /** A new channel for an agent; 'full' when the registry is, 'agent-full' when the agent holds its share. */
+  create(agent: string | null, origin: string, topic: string, topicUrl: string, endAt?: number): Channel | 'full' | 'agent-full' {
     this.#sweep();
-    if (this.#channels.size >= MAX_CHANNELS) return null;
+    if (this.#channels.size >= MAX_CHANNELS) return 'full';
+    const held = this.#perAgent.get(agent ?? '') ?? 0;
+    if (held >= (agent === null ? MAX_ANONYMOUS_CHANNELS : MAX_CHANNELS_PER_AGENT)) return 'agent-full';
     const token = randomToken();
-    const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now() };
+    const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now(), agent };
     this.#channels.set(token, channel);
+    this.#perAgent.set(agent ?? '', held + 1);
     return channel;
   }
 
   find(token: string): Channel | undefined {
     const channel = this.#channels.get(token);
     if (channel && this.#expired(channel)) {
-      this.#channels.delete(token);
+      this.#delete(channel);
       return undefined;
     }
     return channel;
@@ -84,7 +95,15 @@ export class ChannelRegistry {
   release(channel: Channel): void {
     channel.sockets--;
     channel.idleSince = this.#now();
-    if (this.isPastEnd(channel)) this.#channels.delete(channel.token);
+    if (this.isPastEnd(channel)) this.#delete(channel);
+  }
+
+  #delete(channel: Channel): void {
+    if (!this.#channels.delete(channel.token)) return;
+    const key = channel.agent ?? '';
+    const held = (this.#perAgent.get(key) ?? 1) - 1;
+    if (held > 0) this.#perAgent.set(key, held);
+    else this.#perAgent.delete(key);
   }
 
   #expired(channel: Channel): boolean {
@@ -92,7 +111,7 @@ export class ChannelRegistry {
   }
 
   #sweep(): void {
-    for (const [token, channel] of this.#channels) if (this.#expired(channel)) this.#channels.delete(token);
+    for (const channel of this.#channels.values()) if (this.#expired(channel)) this.#delete(channel);
   }
 }
 

@@ -3,7 +3,7 @@ import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
-import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, type ChannelRegistry } from './channel2023.ts';
+import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, MAX_ANONYMOUS_CHANNELS, MAX_CHANNELS_PER_AGENT, type ChannelRegistry } from './channel2023.ts';
 import { httpOrigin, webSocketOrigin } from './discovery.ts';
 
 const MAX_REQUEST_BYTES = 16 * 1024;
@@ -74,9 +74,13 @@ export async function handleSubscription(request: Request, caller: Caller, deps:
   const path = deps.pathOf(topic);
   await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
 
-  const channel = deps.registry.create(origin, path, topic.href, endAtOf(body.endAt, now));
-  if (!channel) {
+  const channel = deps.registry.create(caller.webId, origin, path, topic.href, endAtOf(body.endAt, now));
+  if (channel === 'full') {
     throw new HttpProblem(503, 'Too many notification channels are open; try again later.', { type: 'too-many-channels', headers: { 'Retry-After': '60' } });
+  }
+  if (channel === 'agent-full') {
+    const share = caller.webId === null ? `${MAX_ANONYMOUS_CHANNELS} channels for anonymous callers` : `${MAX_CHANNELS_PER_AGENT} channels per agent`;
+    throw new HttpProblem(429, `You hold the most channels allowed (${share}); close some or wait for idle ones to expire.`, { type: 'too-many-channels', headers: { 'Retry-After': '60' } });
   }
   const receiveFrom = `${webSocketOrigin(requestUrl)}${CHANNEL_PATH}?auth=${channel.token}`;
   return new Response(JSON.stringify(channelDescription(channel, receiveFrom)), {
