@@ -26,6 +26,6 @@ export function ensurePeersInstalled(log: (line: string) => void): void {
   writeFileSync(join(PEERS_DIR, 'package.json'), JSON.stringify({ name: 'svc-bench-peers', private: true }, null, 2));
   log(`installing ${Object.values(PEER_PACKAGES).join(' and ')} into ${PEERS_DIR} (once; about a minute)`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--save-exact', ...Object.values(PEER_PACKAGES)], { cwd: PEERS_DIR, stdio: 'inherit' });
+  const result = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--save-exact', ...Object.values(PEER_PACKAGES)], { cwd: PEERS_DIR, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) throw new Error(`npm install of the peers failed (exit ${result.status})`);
 }
