@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
+import { FileCache } from './fs-file-cache.ts';
 import { ListingCache } from './fs-listing-cache.ts';
+import { writeSidecarFile, writeTempFile } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import {
@@ -20,11 +21,8 @@ import {
   type StoredBody,
 } from '../src/storage/types.ts';
 
-const encoder = new TextEncoder();
-
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
-const BODY_CACHE_BYTES = 16 * 1024 * 1024;
 /** How long a cached body is served without looking at the file again; see FsOptions. */
 const REVALIDATE_AFTER_MS = 1000;
 
@@ -36,17 +34,6 @@ export interface FsOptions {
    */
   revalidateAfterMs?: number;
 }
-
-/** What was last seen of a file: its metadata, and its body when it is small and was read. */
-interface CachedFile {
-  meta: ResourceMeta;
-  bytes?: Uint8Array;
-  checkedAt: number;
-}
-const CACHED_FILE_OVERHEAD = 256;
-
-/** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
-const DOT_SEGMENT = /\/\./;
 
 function isInternalName(name: string): boolean {
   return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
@@ -72,33 +59,21 @@ export class FsDriver implements StorageDriver {
   readonly capabilities = { ranges: true, crossProcessAtomic: false };
   private readonly lock = new KeyedLock();
   // Every write through this driver invalidates what it touched; what changes outside it is caught by the
-  // validators (the ETag for bodies; see ListingCache for listings).
-  private readonly contentTypes = new BoundedCache<string, string>(50_000);
-  private readonly files = new BoundedCache<string, CachedFile>(BODY_CACHE_BYTES, (entry) => (entry.bytes?.byteLength ?? 0) + CACHED_FILE_OVERHEAD);
+  // validators (see FileCache and ListingCache).
+  private readonly cache: FileCache;
   private readonly listings = new ListingCache();
-  /** Counts writes, so a body or content type read while one happened is not cached. */
-  private writes = 0;
 
   readonly root: string;
 
-  private readonly revalidateAfterMs: number;
-
   private constructor(root: string, options: FsOptions) {
     this.root = root;
-    this.revalidateAfterMs = options.revalidateAfterMs ?? REVALIDATE_AFTER_MS;
+    this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS);
   }
 
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
     const absolute = resolve(root);
     await mkdir(absolute, { recursive: true });
     return new FsDriver(absolute, options);
-  }
-
-  /** What is cached of a file, if it may be served without checking the file (see FsOptions). */
-  private freshFile(path: string): CachedFile | undefined {
-    const cached = this.files.get(path);
-    if (!cached || performance.now() - cached.checkedAt >= this.revalidateAfterMs || DOT_SEGMENT.test(path)) return undefined;
-    return cached;
   }
 
   private fsPath(path: string): string {
@@ -119,9 +94,9 @@ export class FsDriver implements StorageDriver {
   }
 
   private async contentTypeOf(path: string): Promise<string> {
-    const cached = this.contentTypes.get(path);
+    const cached = this.cache.contentType(path);
     if (cached !== undefined) return cached;
-    const writes = this.writes;
+    const writes = this.cache.writes;
     let type: string;
     try {
       type = JSON.parse(await readFile(this.sidecarPath(path), 'utf8')).contentType as string;
@@ -129,7 +104,7 @@ export class FsDriver implements StorageDriver {
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
       type = mediaTypeForName(nameOf(path));
     }
-    if (this.writes === writes) this.contentTypes.set(path, type);
+    this.cache.rememberContentType(path, type, writes);
     return type;
   }
 
@@ -138,9 +113,7 @@ export class FsDriver implements StorageDriver {
    * before the write and again once it is on disk, so nothing read while it ran is kept.
    */
   private changed(path: string): void {
-    this.writes++;
-    this.files.delete(path);
-    this.contentTypes.delete(path);
+    this.cache.changed(path);
     this.listings.invalidate(path);
   }
 
@@ -163,17 +136,14 @@ export class FsDriver implements StorageDriver {
   }
 
   async head(path: string): Promise<ResourceMeta | null> {
-    const fresh = this.freshFile(path);
+    const fresh = this.cache.fresh(path);
     if (fresh) return fresh.meta;
-    const writes = this.writes;
+    const writes = this.cache.writes;
     const stats = await this.stat(path);
     if (!this.matches(path, stats)) return null;
     if (!stats.isFile()) return this.metaFromStats(path, stats);
     const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
-    if (this.writes === writes) {
-      const known = this.files.get(path);
-      this.files.set(path, { meta, bytes: known?.meta.etag === meta.etag ? known.bytes : undefined, checkedAt: performance.now() });
-    }
+    this.cache.remember(path, meta, undefined, writes);
     return meta;
   }
 
@@ -183,20 +153,21 @@ export class FsDriver implements StorageDriver {
       return meta ? { meta, body: new ReadableStream({ start: (c) => c.close() }) } : null;
     }
     if (!options?.range) {
-      const fresh = this.freshFile(path);
+      const fresh = this.cache.fresh(path);
       if (fresh?.bytes) return withBytes(fresh.meta, fresh.bytes);
-      const cached = this.files.get(path);
+      const cached = this.cache.known(path);
       if (cached?.bytes) {
+        const writes = this.cache.writes;
         const stats = await this.stat(path);
         if (!this.matches(path, stats)) return null;
         const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
         if (meta.etag === cached.meta.etag) {
-          cached.checkedAt = performance.now();
+          this.cache.remember(path, meta, cached.bytes, writes);
           return withBytes(meta, cached.bytes);
         }
       }
     }
-    const writes = this.writes;
+    const writes = this.cache.writes;
     let handle;
     try {
       handle = await open(this.fsPath(path), 'r');
@@ -215,7 +186,7 @@ export class FsDriver implements StorageDriver {
       if (!options?.range && meta.size <= SMALL_BODY) {
         const bytes = new Uint8Array(await handle.readFile());
         await handle.close();
-        if (bytes.byteLength === meta.size && this.writes === writes) this.files.set(path, { meta, bytes, checkedAt: performance.now() });
+        if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
         return withBytes(meta, bytes);
       }
       let range: { start: number; end: number } | undefined;
@@ -234,12 +205,12 @@ export class FsDriver implements StorageDriver {
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
     const temp = join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
-    const written = await this.writeTemp(temp, body);
+    const written = await writeTempFile(temp, body);
     let renamed = false;
     try {
       const createdContainers = await this.ensureParent(path);
       return await this.lock.run(target, async () => {
-        const knownType = this.contentTypes.get(path);
+        const knownType = this.cache.contentType(path);
         this.changed(path);
         const before = await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
@@ -257,14 +228,14 @@ export class FsDriver implements StorageDriver {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
-          await this.writeSidecar(path, options.contentType, impliedType, sidecarSays);
+          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
         } else {
-          await this.writeSidecar(path, options.contentType, impliedType, sidecarSays);
+          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
           await rename(temp, target);
           renamed = true;
         }
         this.changed(path);
-        this.contentTypes.set(path, options.contentType);
+        this.cache.rememberContentType(path, options.contentType);
         return {
           meta: this.metaFromStats(path, written, options.contentType),
           created: !before,
@@ -388,49 +359,6 @@ export class FsDriver implements StorageDriver {
     if (first === undefined) return [];
     const firstDepth = depthOf(first.slice(this.root.length));
     return ancestorsOf(path).filter((ancestor) => depthOf(ancestor) >= firstDepth);
-  }
-
-  /** Writes the body to a new temp file and returns the file's stats. */
-  private async writeTemp(temp: string, body: PutBody): Promise<BigIntStats> {
-    const handle = await open(temp, 'wx');
-    let stats: BigIntStats;
-    try {
-      if (typeof body === 'string') await handle.writeFile(encoder.encode(body));
-      else if (body instanceof Uint8Array) await handle.writeFile(body);
-      else {
-        const reader = body.getReader();
-        for (;;) {
-          let chunk;
-          try {
-            chunk = await reader.read();
-          } catch (error) {
-            throw new StorageError('BodyAborted', 'the request body ended early', { cause: error });
-          }
-          if (chunk.done) break;
-          await handle.write(chunk.value);
-        }
-      }
-      stats = await handle.stat({ bigint: true });
-    } catch (error) {
-      await handle.close();
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    await handle.close();
-    return stats;
-  }
-
-  /** `knownType`: the type last read or written for the path, when cached; the sidecar on disk already says it. */
-  private async writeSidecar(path: string, contentType: string, impliedType: string, knownType?: string): Promise<void> {
-    if (knownType === contentType) return;
-    const sidecar = this.sidecarPath(path);
-    if (contentType === impliedType) {
-      await unlink(sidecar).catch(() => undefined);
-      return;
-    }
-    const temp = `${sidecar}.${randomBytes(4).toString('hex')}${RESERVED_SUFFIX}`;
-    await writeFile(temp, JSON.stringify({ contentType }));
-    await rename(temp, sidecar);
   }
 
   private async removeEmptyDirectory(path: string): Promise<void> {

@@ -1,0 +1,71 @@
+import { BoundedCache } from '../src/storage/bounded-cache.ts';
+import type { ResourceMeta } from '../src/storage/types.ts';
+
+const BODY_CACHE_BYTES = 16 * 1024 * 1024;
+const CONTENT_TYPES = 50_000;
+const CACHED_FILE_OVERHEAD = 256;
+
+/** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
+const DOT_SEGMENT = /\/\./;
+
+/** What was last seen of a file: its metadata, and its body when it is small and was read. */
+export interface CachedFile {
+  meta: ResourceMeta;
+  bytes?: Uint8Array;
+  checkedAt: number;
+}
+
+/**
+ * What the fs driver remembers of files: metadata and small bodies (served without looking at the file for
+ * `revalidateAfterMs`, dot-files never), and content types from sidecars. Every write through the driver
+ * calls `changed` before and after it; a read that overlapped a write (the write count moved) is not kept.
+ */
+export class FileCache {
+  readonly #files = new BoundedCache<string, CachedFile>(BODY_CACHE_BYTES, (entry) => (entry.bytes?.byteLength ?? 0) + CACHED_FILE_OVERHEAD);
+  readonly #contentTypes = new BoundedCache<string, string>(CONTENT_TYPES);
+  readonly #revalidateAfterMs: number;
+  #writes = 0;
+
+  constructor(revalidateAfterMs: number) {
+    this.#revalidateAfterMs = revalidateAfterMs;
+  }
+
+  /** Taken before a read; `remember*` keeps the result only if no write happened since. */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** What is cached of a file, if it may be served without checking the file. */
+  fresh(path: string): CachedFile | undefined {
+    const cached = this.#files.get(path);
+    if (!cached || performance.now() - cached.checkedAt >= this.#revalidateAfterMs || DOT_SEGMENT.test(path)) return undefined;
+    return cached;
+  }
+
+  /** What is cached of a file, however old (to be checked against the file's ETag). */
+  known(path: string): CachedFile | undefined {
+    return this.#files.get(path);
+  }
+
+  /** Records metadata (and a body) just read, keeping a cached body that still matches the ETag. */
+  remember(path: string, meta: ResourceMeta, bytes: Uint8Array | undefined, writesBefore: number): void {
+    if (this.#writes !== writesBefore) return;
+    const known = this.#files.get(path);
+    this.#files.set(path, { meta, bytes: bytes ?? (known?.meta.etag === meta.etag ? known.bytes : undefined), checkedAt: performance.now() });
+  }
+
+  contentType(path: string): string | undefined {
+    return this.#contentTypes.get(path);
+  }
+
+  rememberContentType(path: string, type: string, writesBefore = this.#writes): void {
+    if (this.#writes === writesBefore) this.#contentTypes.set(path, type);
+  }
+
+  /** Forgets a path's metadata, body and content type. */
+  changed(path: string): void {
+    this.#writes++;
+    this.#files.delete(path);
+    this.#contentTypes.delete(path);
+  }
+}
