@@ -24,7 +24,7 @@ export interface Security {
 export function createSecurity(config: Config, base: Platform): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
-  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line));
+  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now);
   const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => cache.invalidate(aclPath)) } : base;
   const storage = platform.storage;
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.

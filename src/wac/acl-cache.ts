@@ -12,20 +12,28 @@ export interface EffectiveAcl {
 }
 
 const MAX_ENTRIES = 10_000;
+/**
+ * How long a parsed ACL document is trusted without reading it again. Writes through this process invalidate
+ * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.
+ */
+export const ACL_MAX_AGE_MS = 5000;
 
 /**
  * Parsed ACL documents by path, absent ones included, so a warm lookup is a walk of map hits. Any write
- * to an `.acl` calls `invalidate`; a load that raced with a write is not kept (the generation moved).
+ * to an `.acl` calls `invalidate`; a load that raced with a write is not kept (the generation moved); an
+ * entry older than ACL_MAX_AGE_MS is read again.
  */
 export class AclCache {
   readonly #storage: StorageDriver;
   readonly #log: (line: string) => void;
-  readonly #documents = new Map<string, readonly Authorization[] | null>();
+  readonly #now: () => number;
+  readonly #documents = new Map<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>();
   #generation = 0;
 
-  constructor(storage: StorageDriver, log: (line: string) => void) {
+  constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now) {
     this.#storage = storage;
     this.#log = log;
+    this.#now = now;
   }
 
   /** Moves on every invalidation: what was derived from the ACLs before it may be out of date. */
@@ -49,12 +57,13 @@ export class AclCache {
 
   async #document(aclPath: string): Promise<readonly Authorization[] | null> {
     const cached = this.#documents.get(aclPath);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && this.#now() - cached.loadedAt < ACL_MAX_AGE_MS) return cached.authorizations;
     const generation = this.#generation;
+    const loadedAt = this.#now();
     const loaded = await this.#load(aclPath);
     if (generation === this.#generation) {
       if (this.#documents.size >= MAX_ENTRIES) this.#documents.clear();
-      this.#documents.set(aclPath, loaded);
+      this.#documents.set(aclPath, { authorizations: loaded, loadedAt });
     }
     return loaded;
   }
