@@ -235,9 +235,12 @@ export class FsDriver implements StorageDriver {
           renamed = true;
         }
         this.changed(path);
+        // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
+        const meta = this.metaFromStats(path, written, options.contentType);
         this.cache.rememberContentType(path, options.contentType);
+        this.cache.remember(path, meta, undefined, this.cache.writes);
         return {
-          meta: this.metaFromStats(path, written, options.contentType),
+          meta,
           created: !before,
           createdContainers,
           previousSize: before ? Number(before.size) : 0,
