@@ -5,14 +5,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
-import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { openStorage } from './storage.ts';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
 const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
@@ -44,10 +42,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
     throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
   }
-  for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
-  if (!config.allowedHosts && !LOOPBACK.has(config.host)) {
-    log('notice: --allowed-hosts is not set, so requests for any host name are answered; set it (e.g. --allowed-hosts pods.example.org) wherever untrusted clients can reach this server (see docs/access-control.md).');
-  }
+  for (const notice of startupNotices(config, config.host)) log(notice);
 
   const storage = await openStorage(config);
   const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };

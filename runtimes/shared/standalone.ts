@@ -8,7 +8,7 @@ import { cac } from 'cac';
 import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../../src/app.ts';
 import { OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
-import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
@@ -92,7 +92,7 @@ export async function prepareStandalone(
 ): Promise<Standalone> {
   const config = await loadConfig(parseFlags(runtime, args), env);
   refuseUnsupported(runtime, config);
-  for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
+  for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);

@@ -5,7 +5,7 @@
  */
 import { createApp, type App } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
-import { ConfigError, unavailableFeatures } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
@@ -32,7 +32,7 @@ function appFor(env: WorkerEnv): App | ConfigError {
   if (startupError) return startupError;
   try {
     const config = workerConfig(env);
-    for (const feature of unavailableFeatures(config)) log(`notice: ${feature} is not available yet in this version; the option is ignored.`);
+    for (const notice of startupNotices(config)) log(notice);
     const platform: Platform = { runtime: 'workers', storage: openStorage(config, env), log, now: () => Date.now() };
     app = createApp(config, platform);
     return app;

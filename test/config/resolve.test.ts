@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { envNameOf, OPTIONS } from '../../src/config/options.ts';
-import { ConfigError, resolveConfig, unavailableFeatures } from '../../src/config/resolve.ts';
+import { ConfigError, resolveConfig, startupNotices, unavailableFeatures } from '../../src/config/resolve.ts';
 import { formatSize, parseSize } from '../../src/config/sizes.ts';
 
 describe('option table', () => {
@@ -67,5 +67,16 @@ describe('sizes', () => {
     expect(parseSize('12XB')).toBeNull();
     expect(parseSize('-1MB')).toBeNull();
     expect(formatSize(1536)).toBe('1.5 KB');
+  });
+});
+
+describe('startupNotices', () => {
+  it('names unbuilt features, and asks for --allowed-hosts only where the server listens beyond loopback', () => {
+    const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
+    expect(notice({}, '0.0.0.0')).toContain('--allowed-hosts is not set');
+    expect(notice({}, '127.0.0.1')).toBe('');
+    expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
+    expect(notice({})).toBe('');
+    expect(notice({ git: true }, '::1')).toContain('--git');
   });
 });
