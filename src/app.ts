@@ -1,29 +1,34 @@
 import { Hono } from 'hono';
-import type { Config } from './config/options.ts';
+import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { createSecurity } from './auth/security.ts';
+import type { Config } from './config/options.ts';
+import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
-import type { LdpContext } from './ldp/context.ts';
+import { invitesFeature } from './invites/feature.ts';
+import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
-import type { Platform } from './platform.ts';
-import { storagePathFromUrlPath } from './storage/paths.ts';
-import { InviteStore, redeemInvite } from './invites/store.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
-import { podCreationHandler, type PodCreationHooks } from './pods/create.ts';
+import { notificationsFeature } from './notifications/feature.ts';
+import type { UpgradeAnswer } from './notifications/socket.ts';
+import type { Platform } from './platform.ts';
+import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota } from './quota/record.ts';
-import { createNotifications } from './notifications/feature.ts';
-import type { UpgradeAnswer } from './notifications/socket.ts';
 import { withQuotas } from './quota/with-quotas.ts';
+import { storagePathFromUrlPath } from './storage/paths.ts';
+
+/** The optional features, in the order their routes are registered (see docs/architecture.md). */
+const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
-  /** Startup work (root ACL, pod registry, token key). Runtimes call it at start; the first request awaits it anyway. */
+  /** Startup work (root ACL, pod registry, token key, features). Runtimes call it at start; the first request awaits it anyway. */
   init(): Promise<void>;
-  /** With --notifications: answers a WebSocket upgrade request the runtime received (null: not a WebSocket endpoint). */
+  /** Present when a feature takes WebSockets: answers an upgrade request the runtime received (null: no such endpoint). */
   upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
   singleUserPod?(): Promise<SingleUserPod>;
@@ -36,9 +41,19 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
   const security = createSecurity(config, quotaPlatform);
   const { platform, access } = security;
-  const authenticate = oncePerRequest(security.authenticate);
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
+
+  // Features see the authenticator before it exists: it is made from every feature's verifiers below.
+  let composed: Authenticator | undefined;
+  const authenticate: Authenticator = (request) => composed!(request);
+  const context: FeatureContext = { config, platform, access, authenticate, tokenKey: security.tokenKey, now, log };
+  const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
+  composed = oncePerRequest(authenticatorFrom([security.bearer, ...features.flatMap((parts) => parts.credentials ?? [])]));
+  const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
+  const published = (changes: readonly Change[]) => {
+    for (const afterWrite of afterWrites) afterWrite(changes);
+  };
 
   if (!config.quiet) {
     app.use('*', async (c, next) => {
@@ -53,14 +68,6 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   });
   app.onError((error) => errorToResponse(error, log));
   const allowedHosts = parseAllowedHosts(config.allowedHosts);
-  const upgradeToAllowedHost = async (request: Request, upgrade: (request: Request) => Promise<UpgradeAnswer | null>): Promise<UpgradeAnswer | null> => {
-    try {
-      if (allowedHosts) checkHost(new URL(request.url), allowedHosts);
-    } catch (error) {
-      return { refuse: errorToResponse(error, log) };
-    }
-    return upgrade(request);
-  };
   if (allowedHosts) {
     app.use('*', async (c, next) => {
       checkHost(new URL(c.req.url), allowedHosts);
@@ -73,38 +80,42 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     await next();
   });
 
-  const invites = new InviteStore(platform.storage, now);
-  const podHooks: PodCreationHooks = {
-    admit: config.inviteOnly ? (fields, create) => redeemInvite(invites, fields.invite, create) : undefined,
-    created: async (podRoot) => {
-      await initPodQuota(platform.storage, podRoot, config.defaultQuota);
-      // A new pod is a new member of the root container: its subscribers hear of it as of any other write.
-      notifications?.publish([{ path: podRoot, kind: 'create' }]);
+  const podHooks = combinePodCreationHooks([
+    {
+      created: async (podRoot) => {
+        await initPodQuota(platform.storage, podRoot, config.defaultQuota);
+        // A new pod is a new member of the root container: features hear of it as of any other write.
+        published([{ path: podRoot, kind: 'create' }]);
+      },
     },
-  };
-  const createPod = podCreationHandler({ ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, readOnly: config.readOnly, now, log, hooks: podHooks });
+    ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
+  ]);
+  const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log };
+  const createPod = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
   app.post('/.pods', (c) => {
     if (config.singleUser) throw registrationClosed();
     return createPod(c.req.raw);
   });
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
-  const init = async () => {
-    await security.init();
-    if (config.singleUser) {
-      const deps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log, created: podHooks.created! };
-      singleUserPod ??= ensureSingleUserPod(deps, config.singleUserName).catch((error: unknown) => {
+  let started: Promise<void> | null = null;
+  const init = () =>
+    (started ??= (async () => {
+      await security.init();
+      for (const parts of features) await parts.init?.();
+    })().catch((error: unknown) => {
+      started = null;
+      throw error;
+    })).then(async () => {
+      if (!config.singleUser) return;
+      singleUserPod ??= ensureSingleUserPod({ ...podDeps, hooks: podHooks }, config.singleUserName).catch((error: unknown) => {
         singleUserPod = null;
         throw error;
       });
       await singleUserPod;
-    }
-  };
+    });
 
-  const notifications = config.notifications
-    ? createNotifications({ storage: platform.storage, access, authenticate, requireRead: config.notificationsAuth, log, now })
-    : null;
-  notifications?.register(app);
+  for (const parts of features) parts.routes?.(app);
 
   app.all('*', async (c) => {
     const request = c.req.raw;
@@ -120,9 +131,28 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       changes: [],
     };
     const response = await handleLdp(ctx, handlePatch);
-    if (notifications && response.status < 400) notifications.publish(ctx.changes);
+    if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
     return response;
   });
 
-  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: (request) => upgradeToAllowedHost(request, notifications.upgrade) }) };
+  const upgrades = features.flatMap((parts) => (parts.upgrade ? [parts.upgrade] : []));
+  const upgradeWebSocket = async (request: Request): Promise<UpgradeAnswer | null> => {
+    try {
+      if (allowedHosts) checkHost(new URL(request.url), allowedHosts);
+    } catch (error) {
+      return { refuse: errorToResponse(error, log) };
+    }
+    for (const upgrade of upgrades) {
+      const answer = await upgrade(request);
+      if (answer) return answer;
+    }
+    return null;
+  };
+
+  return {
+    fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
+    init,
+    ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
+    ...(upgrades.length > 0 && { upgradeWebSocket }),
+  };
 }

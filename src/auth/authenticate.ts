@@ -3,5 +3,46 @@ import type { Caller } from '../wac/access-control.ts';
 /** Identifies the caller of a request. */
 export type Authenticator = (request: Request) => Promise<Caller>;
 
-/** Until an authentication method is enabled, every caller is anonymous. */
-export const anonymous: Authenticator = async (request) => ({ webId: null, origin: request.headers.get('origin') });
+/** What a verifier makes of credentials: a WebID, a reason to refuse them, or null when they are not its kind. */
+export type Verdict = { webId: string } | { error: string } | null;
+
+/** One kind of credentials in the `Authorization` header (server bearer tokens, Solid-OIDC DPoP tokens, ...). */
+export interface CredentialVerifier {
+  /** The `Authorization` scheme it reads, in lower case (`bearer`, `dpop`). */
+  readonly scheme: string;
+  /**
+   * Checks `credentials` (the header after the scheme, trimmed). Several verifiers may share a scheme:
+   * one that answers null leaves the credentials to the next.
+   */
+  verify(request: Request, credentials: string): Promise<Verdict>;
+}
+
+/** The scheme named in a `WWW-Authenticate` challenge or an error message: `Bearer`, `DPoP`. */
+const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : scheme[0]!.toUpperCase() + scheme.slice(1));
+
+/**
+ * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order.
+ * Credentials nobody accepts leave the caller anonymous with a `credentialError`, which the access check
+ * turns into a 401 wherever identity is needed.
+ */
+export function authenticatorFrom(verifiers: readonly CredentialVerifier[]): Authenticator {
+  const byScheme = new Map<string, CredentialVerifier[]>();
+  for (const verifier of verifiers) byScheme.set(verifier.scheme, [...(byScheme.get(verifier.scheme) ?? []), verifier]);
+  const accepted = [...byScheme.keys()].map((scheme) => `"${displayName(scheme)} <token>"`).join(' or ');
+  return async (request) => {
+    const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin: new URL(request.url).origin };
+    const header = request.headers.get('authorization')?.trim();
+    if (!header) return caller;
+    const space = header.search(/\s/);
+    const scheme = space === -1 ? header : header.slice(0, space);
+    const credentials = space === -1 ? '' : header.slice(space).trim();
+    const candidates = byScheme.get(scheme.toLowerCase());
+    if (!candidates) return { ...caller, credentialError: `the ${scheme || 'empty'} authorization scheme is not supported here; send ${accepted}` };
+    for (const verifier of candidates) {
+      const verdict = await verifier.verify(request, credentials);
+      if (verdict === null) continue;
+      return 'error' in verdict ? { ...caller, credentialError: verdict.error } : { ...caller, webId: verdict.webId };
+    }
+    return { ...caller, credentialError: `the ${scheme} credentials were not issued by any issuer this server accepts` };
+  };
+}

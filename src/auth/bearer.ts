@@ -1,7 +1,6 @@
 import type * as Jose from 'jose';
 import { BoundedCache } from '../storage/bounded-cache.ts';
-import type { Caller } from '../wac/access-control.ts';
-import type { Authenticator } from './authenticate.ts';
+import type { CredentialVerifier } from './authenticate.ts';
 
 /** Our tokens name this issuer and audience, so no other JWT signed elsewhere with HS256 passes. */
 const ISSUER = 'urn:svc:bearer';
@@ -43,8 +42,8 @@ function localWebId(claimed: string, serverOrigin: string): string {
   return serverOrigin + url.pathname + url.hash;
 }
 
-/** `Authorization: Bearer <token>` with a token this server signed; anything else leaves the caller anonymous. */
-export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => number): Authenticator {
+/** `Authorization: Bearer <token>` with a token this server signed. */
+export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number): CredentialVerifier {
   // Imported once: importing the raw secret on every request costs about as much as verifying the token.
   let verifyKey: Promise<CryptoKey> | null = null;
   const importedKey = () =>
@@ -57,30 +56,27 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
   // Tokens are immutable and this key never changes while the process runs, so a signature checked once
   // need not be checked again; only the expiry is looked at on later requests.
   const verified = new BoundedCache<string, { webId: string; expiresMs: number }>(VERIFIED_TOKENS);
-  return async (request) => {
-    const serverOrigin = new URL(request.url).origin;
-    const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin };
-    const header = request.headers.get('authorization');
-    if (!header) return caller;
-    const [scheme, token, ...rest] = header.trim().split(/\s+/);
-    if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) {
-      return { ...caller, credentialError: `the ${scheme ?? 'empty'} authorization scheme is not supported here; send "Bearer <token>"` };
-    }
-    const known = verified.get(token);
-    if (known && known.expiresMs > now()) return { ...caller, webId: localWebId(known.webId, serverOrigin) };
-    try {
-      const { jwtVerify } = await jose();
-      const { payload } = await jwtVerify(token, await importedKey(), {
-        algorithms: [ALGORITHM],
-        issuer: ISSUER,
-        audience: ISSUER,
-        currentDate: new Date(now()),
-      });
-      if (typeof payload.webid !== 'string') return { ...caller, credentialError: 'the bearer token names no WebID' };
-      if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
-      return { ...caller, webId: localWebId(payload.webid, serverOrigin) };
-    } catch (error) {
-      return { ...caller, credentialError: await reasonOf(error) };
-    }
+  return {
+    scheme: 'bearer',
+    async verify(request, token) {
+      if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
+      const serverOrigin = new URL(request.url).origin;
+      const known = verified.get(token);
+      if (known && known.expiresMs > now()) return { webId: localWebId(known.webId, serverOrigin) };
+      try {
+        const { jwtVerify } = await jose();
+        const { payload } = await jwtVerify(token, await importedKey(), {
+          algorithms: [ALGORITHM],
+          issuer: ISSUER,
+          audience: ISSUER,
+          currentDate: new Date(now()),
+        });
+        if (typeof payload.webid !== 'string') return { error: 'the bearer token names no WebID' };
+        if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
+        return { webId: localWebId(payload.webid, serverOrigin) };
+      } catch (error) {
+        return { error: await reasonOf(error) };
+      }
+    },
   };
 }

@@ -6,8 +6,8 @@ import { AclCache } from '../wac/acl-cache.ts';
 import { watchAclWrites } from '../wac/acl-storage.ts';
 import { ensureRootAcl } from '../wac/root-acl.ts';
 import { WebAccessControl } from '../wac/web-access-control.ts';
-import type { Authenticator } from './authenticate.ts';
-import { bearerAuthenticator } from './bearer.ts';
+import type { CredentialVerifier } from './authenticate.ts';
+import { bearerVerifier } from './bearer.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
 
 /** Who is calling and what they may do, plus the startup work both need. */
@@ -15,7 +15,8 @@ export interface Security {
   /** The platform with its storage watched for ACL writes (validation and cache invalidation). */
   platform: Platform;
   access: AccessControl;
-  authenticate: Authenticator;
+  /** The server's own bearer tokens; features add other kinds of credentials. */
+  bearer: CredentialVerifier;
   tokenKey(): Promise<Uint8Array>;
   /** Root ACL, pod registry and signing key; runs once, however often it is called. */
   init(): Promise<void>;
@@ -42,5 +43,5 @@ export function createSecurity(config: Config, base: Platform): Security {
       started = null;
       throw error;
     }));
-  return { platform, access: wac ?? allowEverything, authenticate: bearerAuthenticator(tokenKey, now), tokenKey, init };
+  return { platform, access: wac ?? allowEverything, bearer: bearerVerifier(tokenKey, now), tokenKey, init };
 }

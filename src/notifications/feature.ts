@@ -3,6 +3,7 @@
  * answer to WebSocket upgrade requests that the runtime forwards. Built only with `--notifications`.
  */
 import type { Hono } from 'hono';
+import type { Feature } from '../features/feature.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { formatEtag } from '../http/conditional.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
@@ -106,3 +107,20 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
 
   return { hub, register, publish: (changes) => hub.publish(changes), upgrade };
 }
+
+/** `--notifications`: solid-0.1 and WebSocketChannel2023 over the runtime's WebSocket upgrade. */
+export const notificationsFeature: Feature = {
+  name: 'notifications',
+  enabled: (config) => config.notifications,
+  create(context) {
+    const notifications = createNotifications({
+      storage: context.platform.storage,
+      access: context.access,
+      authenticate: context.authenticate,
+      requireRead: context.config.notificationsAuth,
+      log: context.log,
+      now: context.now,
+    });
+    return { routes: notifications.register, afterWrite: notifications.publish, upgrade: notifications.upgrade };
+  },
+};

@@ -4,7 +4,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { podFiles } from './layout.ts';
+import { podFiles, type ProfileExtras } from './layout.ts';
 import { checkPodName } from './names.ts';
 import { podRecordPath, podRootOf, rememberPodRoot, type PodRecord } from './registry.ts';
 
@@ -22,8 +22,22 @@ export interface PodCreationDeps {
 export interface PodCreationHooks {
   /** Wraps the creation: may refuse it (throw) and sees whether it failed. Gets the request's JSON fields. */
   admit?<T>(fields: Record<string, unknown>, create: () => Promise<T>): Promise<T>;
+  /** Properties for `<#me>` in the new WebID profile; gets the WebID. */
+  profile?(webId: string): ProfileExtras;
   /** Runs after the pod is written, before the answer. */
   created?(podRoot: string): Promise<void>;
+}
+
+/** Several features' hooks as one: admissions nest in list order, profile properties merge, `created` runs in order. */
+export function combinePodCreationHooks(list: readonly PodCreationHooks[]): PodCreationHooks {
+  const admits = list.flatMap((hooks) => (hooks.admit ? [hooks.admit.bind(hooks)] : []));
+  return {
+    admit: admits.length === 0 ? undefined : <T>(fields: Record<string, unknown>, create: () => Promise<T>) => admits.reduceRight<() => Promise<T>>((inner, admit) => () => admit(fields, inner), create)(),
+    profile: (webId) => Object.assign({}, ...list.map((hooks) => hooks.profile?.(webId) ?? {})),
+    created: async (podRoot) => {
+      for (const hooks of list) await hooks.created?.(podRoot);
+    },
+  };
 }
 
 const MAX_REQUEST_BYTES = 16 * 1024;
@@ -45,14 +59,14 @@ async function readName(request: Request): Promise<{ name: string; fields: Recor
  * record under /.server/pods/ is written last and marks the pod complete. On failure, everything this
  * call wrote is deleted again, innermost first.
  */
-async function writePod(storage: StorageDriver, name: string, record: PodRecord): Promise<void> {
+async function writePod(storage: StorageDriver, name: string, record: PodRecord, extras: ProfileExtras): Promise<void> {
   const root = podRootOf(name);
   if (!(await storage.createContainer(root))) {
     throw new HttpProblem(409, `The pod name "${name}" is taken.`, { type: 'pod-exists' });
   }
   const written: string[] = [root];
   try {
-    for (const file of podFiles(name)) {
+    for (const file of podFiles(name, extras)) {
       const result = await storage.put(root + file.path, file.body, { contentType: file.contentType, ifNoneMatch: '*' });
       if (!result) throw new Error(`${root}${file.path} appeared while the pod was being created`);
       written.push(...result.createdContainers, result.meta.path);
@@ -76,7 +90,7 @@ export function podCreationHandler(deps: PodCreationDeps): (request: Request) =>
     const podUri = origin + urlPathFromStoragePath(podRootOf(name));
     const webId = podUri + '#me';
     const create = async () => {
-      await writePod(deps.storage, name, { name, webId, created: new Date(deps.now()).toISOString() });
+      await writePod(deps.storage, name, { name, webId, created: new Date(deps.now()).toISOString() }, deps.hooks?.profile?.(webId) ?? {});
       await deps.hooks?.created?.(podRootOf(name));
     };
     await (deps.hooks?.admit ? deps.hooks.admit(fields, create) : create());

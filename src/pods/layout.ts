@@ -20,8 +20,11 @@ const PROFILE_CONTEXT = {
   ldp: 'http://www.w3.org/ns/ldp#',
 };
 
+/** Properties features add to `<#me>` (such as `solid:oidcIssuer`), as JSON-LD with full IRIs as keys. */
+export type ProfileExtras = Record<string, unknown>;
+
 /** The WebID profile graph: `<#me>` and the document describing it, relative to the pod root. */
-export function profileJsonLd(name: string): Record<string, unknown> {
+export function profileJsonLd(name: string, extras: ProfileExtras = {}): Record<string, unknown> {
   return {
     '@context': PROFILE_CONTEXT,
     '@graph': [
@@ -36,6 +39,7 @@ export function profileJsonLd(name: string): Record<string, unknown> {
         'solid:publicTypeIndex': { '@id': './settings/publicTypeIndex' },
         'solid:privateTypeIndex': { '@id': './settings/privateTypeIndex' },
         'pim:preferencesFile': { '@id': './settings/prefs' },
+        ...extras,
       },
     ],
   };
@@ -46,8 +50,8 @@ function escapeHtml(text: string): string {
 }
 
 /** The profile page: readable HTML around a JSON-LD island that holds the profile graph. */
-export function profileHtml(name: string): string {
-  const island = JSON.stringify(profileJsonLd(name), null, 2).replace(/</g, '\\u003c');
+export function profileHtml(name: string, extras: ProfileExtras = {}): string {
+  const island = JSON.stringify(profileJsonLd(name, extras), null, 2).replace(/</g, '\\u003c');
   const title = escapeHtml(name);
   return `<!doctype html>
 <html lang="en">
@@ -110,11 +114,11 @@ function jsonLd(document: Record<string, unknown>): string {
 }
 
 /** Every file of a new pod, in the order they are written (containers come into being with their ACLs). */
-export function podFiles(name: string): PodFile[] {
+export function podFiles(name: string, extras: ProfileExtras = {}): PodFile[] {
   return [
     // The pod root: the owner may do everything; the public may read the root (the profile) only.
     { path: '.acl', contentType: TURTLE, body: containerAcl('./#me', 'acl:Read', false) },
-    { path: 'index.html', contentType: 'text/html', body: profileHtml(name) },
+    { path: 'index.html', contentType: 'text/html', body: profileHtml(name, extras) },
     { path: 'index.html.acl', contentType: TURTLE, body: publicReadAcl('./#me', './index.html') },
     { path: 'inbox/.acl', contentType: TURTLE, body: containerAcl('../#me', 'acl:Append', false) },
     { path: 'public/.acl', contentType: TURTLE, body: containerAcl('../#me', 'acl:Read', true) },

@@ -4,8 +4,8 @@ import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { LOCAL_ORIGIN } from '../wac/local-iri.ts';
 import { ROOT_ACL } from '../wac/root-acl.ts';
-import { podCreationHandler, type PodCreationDeps } from './create.ts';
-import { podFiles, profileJsonLd, type PodFile } from './layout.ts';
+import { podCreationHandler, type PodCreationDeps, type PodCreationHooks } from './create.ts';
+import { podFiles, profileJsonLd, type PodFile, type ProfileExtras } from './layout.ts';
 import { checkPodName } from './names.ts';
 import { readPodRecord, type PodRecord } from './registry.ts';
 
@@ -31,8 +31,8 @@ export function registrationClosed(): HttpProblem {
 }
 
 export interface SingleUserDeps extends Omit<PodCreationDeps, 'readOnly' | 'hooks'> {
-  /** Runs after a named pod is written (the quota record). */
-  created(podRoot: string): Promise<void>;
+  /** What features add to pod creation (profile properties, the quota record); admission does not apply. */
+  hooks: Omit<PodCreationHooks, 'admit'>;
 }
 
 /** The owner's WebID as a record keeps it: bearer tokens only carry its path to the origin of each request. */
@@ -50,7 +50,7 @@ async function ensureNamedPod(deps: SingleUserDeps, name: string): Promise<Singl
     throw new ConfigError(`Invalid --single-user-name "${name}": ${(problem as Error).message}`);
   }
   // Its own log line names the WebID by path: the request below comes to no real origin.
-  const create = podCreationHandler({ ...deps, readOnly: false, log: () => undefined, hooks: { created: deps.created } });
+  const create = podCreationHandler({ ...deps, readOnly: false, log: () => undefined, hooks: { profile: deps.hooks.profile, created: deps.hooks.created } });
   let answer: Response;
   try {
     answer = await create(new Request(LOCAL_ORIGIN + '/.pods', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) }));
@@ -69,12 +69,12 @@ async function ensureNamedPod(deps: SingleUserDeps, name: string): Promise<Singl
  * The files of the pod at `/`: the usual skeleton without the profile page, whose owner references
  * (`./#me` from the root, `../#me` from its containers) move to the WebID document `/profile/card`.
  */
-export function rootPodFiles(): PodFile[] {
+export function rootPodFiles(extras: ProfileExtras = {}): PodFile[] {
   const skeleton = podFiles('')
     .filter((file) => !file.path.startsWith('index.html'))
     .map((file) => ({ ...file, body: file.body.replace(/(\.\.?\/)#me/g, '$1profile/card#me') }));
   // The pod-root profile graph, one container further down: its links to the pod gain a `../`.
-  const profile = JSON.stringify(profileJsonLd('me')).replace(/"\.\//g, '"../');
+  const profile = JSON.stringify(profileJsonLd('me', extras)).replace(/"\.\//g, '"../');
   const profileAcl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
 @prefix foaf: <http://xmlns.com/foaf/0.1/>.
 
@@ -111,7 +111,7 @@ async function ensureRootPod(deps: SingleUserDeps): Promise<SingleUserPod> {
   const written: string[] = [];
   let aclReplaced = false;
   try {
-    for (const file of rootPodFiles()) {
+    for (const file of rootPodFiles(deps.hooks.profile?.(localWebId(ROOT_POD_WEBID_PATH)))) {
       const path = '/' + file.path;
       const replacing = path === '/.acl' && rootAcl ? rootAcl.meta.etag : null;
       const options = replacing ? { ifMatch: replacing } : { ifNoneMatch: '*' as const };

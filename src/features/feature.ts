@@ -1,0 +1,49 @@
+/**
+ * The one shape every optional feature has. `src/app.ts` keeps a list of features; for each one whose
+ * `enabled(config)` holds it calls `create` once and wires what the parts return into the shared
+ * mechanisms. A feature that is off registers nothing, so it costs nothing per request.
+ */
+import type { Hono } from 'hono';
+import type { CredentialVerifier, Authenticator } from '../auth/authenticate.ts';
+import type { Config } from '../config/options.ts';
+import type { Change } from '../ldp/context.ts';
+import type { UpgradeAnswer } from '../notifications/socket.ts';
+import type { Platform } from '../platform.ts';
+import type { PodCreationHooks } from '../pods/create.ts';
+import type { AccessControl } from '../wac/access-control.ts';
+
+/** What a feature is given: the server around it, with storage already counted by quotas and watched for ACL writes. */
+export interface FeatureContext {
+  readonly config: Config;
+  readonly platform: Platform;
+  readonly access: AccessControl;
+  /** Identifies a request's caller with every enabled credential verifier (call it per request, not at creation). */
+  readonly authenticate: Authenticator;
+  /** The key that signs the server's own bearer tokens. */
+  tokenKey(): Promise<Uint8Array>;
+  now(): number;
+  log(line: string): void;
+}
+
+/** What an enabled feature contributes; every part is optional. */
+export interface FeatureParts {
+  /** Adds routes; called before the catch-all LDP route, in the order of the feature list. */
+  routes?(app: Hono): void;
+  /** Ways to turn an `Authorization` header into a WebID. */
+  credentials?: readonly CredentialVerifier[];
+  /** Steps around pod creation: admission (invites), profile properties, work after the pod is written. */
+  podCreation?: PodCreationHooks;
+  /** Sees what a successful request changed; must return at once (do slow work later). */
+  afterWrite?(changes: readonly Change[]): void;
+  /** Answers a WebSocket upgrade the runtime received, or null when the URL is not this feature's. */
+  upgrade?(request: Request): Promise<UpgradeAnswer | null>;
+  /** Startup work; awaited before the first request is answered. */
+  init?(): Promise<void>;
+}
+
+export interface Feature {
+  /** Short name for messages (`notifications`, `idp`). */
+  readonly name: string;
+  enabled(config: Config): boolean;
+  create(context: FeatureContext): FeatureParts;
+}
