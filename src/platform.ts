@@ -11,4 +11,14 @@ export interface Platform {
   now?(): number;
   /** Address of the peer that sent a request; `env` is what the runtime passed to `fetch` with it. */
   clientAddress?(request: Request, env: unknown): string | undefined;
+  /**
+   * The one way the server fetches from other servers (issuer discovery, JWKS, WebID profiles, Client ID
+   * Documents): the runtime refuses loopback, private, link-local and multicast targets (after DNS and on
+   * every redirect) unless `--allow-private-fetch`, and limits size, redirects and time. Absent: features
+   * that need it are refused at startup.
+   */
+  fetch?: OutboundFetch;
 }
+
+/** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */
+export type OutboundFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
