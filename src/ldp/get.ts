@@ -3,7 +3,7 @@ import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
-import { JSON_LD, isRdfType, rdfOutputs } from '../rdf/media.ts';
+import { JSON_LD, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { ResourceMeta, StoredBody } from '../storage/types.ts';
@@ -65,14 +65,15 @@ function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Head
 }
 
 /**
- * Representations offered for a stored RDF type, in the order ties are broken: JSON-LD first (the native form,
- * so a wildcard Accept gets it), then the other outputs, then under --conneg the stored form itself (e.g. N3).
+ * Representations offered for a stored RDF type, in the order ties are broken. Under --conneg the stored form
+ * comes first, so a client that takes anything gets the stored bytes unconverted; without it only JSON-LD is
+ * served, and a document stored in another syntax is converted.
  */
 function offersFor(ctx: LdpContext, storedType: string): string[] {
   // ACL editors read ACL documents as Turtle, so those are negotiated even without --conneg.
   const conneg = ctx.config.conneg || isAclPath(ctx.path);
   const outputs = rdfOutputs(conneg);
-  return conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
+  return conneg ? [storedType, ...outputs.filter((type) => type !== storedType)] : [...outputs];
 }
 
 function notAcceptable(ctx: LdpContext, offers: readonly string[]): HttpProblem {
@@ -96,7 +97,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (early) return early;
     const podRoot = await podRootResponse(ctx, meta, headers, headOnly);
     if (podRoot) return podRoot;
-    const offers = rdfOutputs(ctx.config.conneg);
+    const offers = generatedRdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);
     if (!type) throw notAcceptable(ctx, offers);
     headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);

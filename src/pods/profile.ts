@@ -4,7 +4,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { urlFor, type LdpContext } from '../ldp/context.ts';
 import { listingToQuads, readListing } from '../ldp/listing.ts';
 import { parseRdf, serializeQuads } from '../rdf/convert.ts';
-import { JSON_LD, rdfOutputs } from '../rdf/media.ts';
+import { JSON_LD, generatedRdfOutputs } from '../rdf/media.ts';
 import type { ResourceMeta } from '../storage/types.ts';
 import { isPodRoot } from './registry.ts';
 
@@ -31,7 +31,7 @@ async function profileQuads(page: string, base: string): Promise<Quad[]> {
  */
 export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, headers: Headers, headOnly: boolean): Promise<Response | null> {
   if (!isPodRoot(ctx.platform.storage, ctx.path)) return null;
-  const offers = [...rdfOutputs(ctx.config.conneg), HTML];
+  const offers = [...generatedRdfOutputs(ctx.config.conneg), HTML];
   const type = negotiate(parseAccept(ctx.request.headers.get('accept')), offers);
   if (!type) throw new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.`, { type: 'not-acceptable' });
   const page = await readProfilePage(ctx);
