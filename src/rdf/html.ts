@@ -30,6 +30,8 @@ export const HTML_GRAPH_LIMITS = {
   bytes: 1024 * 1024,
   elements: 5_000,
   depth: 256,
+  /** JSON-LD islands: each costs a JSON-LD parse, however small it is. */
+  islands: 50,
   triples: 10_000,
 } as const;
 
@@ -87,7 +89,10 @@ function readPage(text: string, contentType: string, baseUrl: string): { rdfa: Q
         depth += 1;
         if (elements > HTML_GRAPH_LIMITS.elements) overBudget ??= `more than ${HTML_GRAPH_LIMITS.elements} elements`;
         if (depth > HTML_GRAPH_LIMITS.depth) overBudget ??= `elements nested more than ${HTML_GRAPH_LIMITS.depth} deep`;
-        if (name === 'script' && essenceOf(attributes.type ?? '') === JSON_LD) island = [];
+        if (name === 'script' && essenceOf(attributes.type ?? '') === JSON_LD) {
+          island = [];
+          if (islands.length >= HTML_GRAPH_LIMITS.islands) overBudget ??= `more than ${HTML_GRAPH_LIMITS.islands} JSON-LD islands`;
+        }
       },
       onText(data) {
         island?.push(data);

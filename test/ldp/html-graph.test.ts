@@ -83,6 +83,7 @@ describe('the graph of an HTML page (RDFa and JSON-LD islands)', () => {
     const pages: [string, string][] = [
       ['has too many elements', `<html><body>${'<p property="http://ex/p">x</p>'.repeat(HTML_GRAPH_LIMITS.elements)}</body></html>`],
       ['has elements nested too deep', `<html><body>${'<div>'.repeat(HTML_GRAPH_LIMITS.depth)}<p about="#a" property="http://ex/p">x</p>${'</div>'.repeat(HTML_GRAPH_LIMITS.depth)}</body></html>`],
+      ['has too many JSON-LD islands', `<html><head>${'<script type="application/ld+json">{"@id": "#a", "http://ex/p": "v"}</script>'.repeat(HTML_GRAPH_LIMITS.islands + 1)}</head></html>`],
       ['has too many triples', `<html><body>${`<p about="#a" property="${Array.from({ length: 10 }, (_, i) => `http://ex/p${i}`).join(' ')}">x</p>`.repeat(HTML_GRAPH_LIMITS.triples / 10 + 1)}</body></html>`],
       ['is too large', `<html><body><p about="#a" property="http://ex/p">x</p>${' '.repeat(HTML_GRAPH_LIMITS.bytes)}</body></html>`],
     ];
