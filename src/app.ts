@@ -4,6 +4,7 @@ import { createSecurity } from './auth/security.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
+import { servedAtBaseUrl } from './http/public-origin.ts';
 import type { LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
@@ -124,5 +125,5 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return response;
   });
 
-  return { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: (request) => upgradeToAllowedHost(request, notifications.upgrade) }) };
+  return servedAtBaseUrl(config, { fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never), init, ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }), ...(notifications && { upgradeWebSocket: (request) => upgradeToAllowedHost(request, notifications.upgrade) }) }, log);
 }

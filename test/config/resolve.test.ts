@@ -78,5 +78,13 @@ describe('startupNotices', () => {
     expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({})).toBe('');
     expect(notice({ git: true }, '::1')).toContain('--git');
+    expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toMatch(/login .*--rate-limit-login[\s\S]*registration .*--rate-limit-register/);
+  });
+
+  it('warns loudly about --public beyond loopback only', () => {
+    const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
+    expect(notice({ public: true }, '0.0.0.0')).toContain('WARNING: --public on 0.0.0.0');
+    expect(notice({ public: true }, '127.0.0.1')).toBe('');
+    expect(notice({ public: true, allowedHosts: 'pods.example.org' }, '::')).toContain('WARNING');
   });
 });

@@ -110,7 +110,7 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
     it("with --single-user-name '' puts the pod at the root", async () => {
       const server = await startExtraRuntime(runtime, ['--single-user', '--single-user-name', ''], QUIET);
       try {
-        expect(server.output()).toContain(`single-user pod: ${server.base}/ (WebID ${server.base}/profile/card#me)`);
+        expect(server.output()).toContain(`single-user pod: ${server.base}/\nWebID: ${server.base}/profile/card#me`);
       } finally {
         await server.stop();
       }
