@@ -17,26 +17,41 @@ async function walkThrough(): Promise<string> {
 
 /** The status the comment after each curl command promises, in order. */
 function promisedStatuses(script: string): number[] {
-  const commands = script.replace(/\\\n/g, ' ').split('\n').filter((line) => /\bcurl\b/.test(line));
+  const commands = script.replace(/\\\n/g, ' ').split('\n').filter((line) => /\bcurl\b/.test(line) && !line.startsWith('curl()'));
   return commands.map((line) => Number(/\s#\s*(\d{3})\b/.exec(line)?.[1]));
 }
 
+/**
+ * Runs the walk-through as a newcomer would paste it, from the repository directory, with `svc token` reading
+ * `root`; gives what a terminal would show (standard output and error as one stream, in order).
+ */
+async function runWalkThrough(script: string, root: string): Promise<{ seen: string; statuses: number[] }> {
+  const { stdout } = await run('bash', ['-c', `set -e\nexec 2>&1\n${script}`], {
+    env: { ...process.env, SVC_ROOT: root, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+  });
+  // The walk-through's own first line makes curl print each status as `→ NNN` on a line of its own.
+  return { seen: stdout, statuses: [...stdout.matchAll(/^→ (\d{3})$/gm)].map((match) => Number(match[1])) };
+}
+
 describe('README quick start', () => {
-  it('works as written against a fresh `svc start` with access control on', async () => {
+  it('works as written against a fresh `svc start` with access control on, and again when run a second time', async () => {
     const server = await startSvc(['-q']);
     try {
       const script = (await walkThrough()).replaceAll('http://localhost:3000', server.base);
-      // Each curl also reports its status on stderr, to compare with the status its comment promises.
-      const prelude = `set -e\ncurl() { command curl -sS -w '%{stderr}status %{http_code}\\n' "$@"; }\n`;
-      const { stdout, stderr } = await run('bash', ['-c', prelude + script], {
-        env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
-      });
-      const statuses = [...stderr.matchAll(/status (\d{3})/g)].map((match) => Number(match[1]));
-      expect(statuses).toEqual(promisedStatuses(script));
-      expect(statuses.length).toBeGreaterThanOrEqual(6);
-      expect(stdout).toContain('hello pod');
-      expect(stdout).toMatch(new RegExp(`^location: ${server.base}/alice/notes/card\\r?$`, 'im'));
+      const first = await runWalkThrough(script, server.root);
+      expect(first.statuses).toEqual(promisedStatuses(script));
+      expect(first.statuses.length).toBeGreaterThanOrEqual(7);
+      // Each answer ends on a line of its own, followed by its status.
+      expect(first.seen).toMatch(/^hello pod\n→ 200$/m);
+      expect(first.seen).toMatch(/\}\n→ 401$/m);
+      expect(first.seen).toMatch(new RegExp(`^location: ${server.base}/alice/notes/card\\r?$`, 'im'));
       expect(await readFile(join(server.root, 'alice', 'notes', 'card'), 'utf8')).toContain('Alice');
+
+      // The pod exists now: its creation answers 409, and `npx svc token alice` gives the token the rest uses.
+      const again = await runWalkThrough(script, server.root);
+      expect(again.seen).toContain('The pod name "alice" is taken');
+      expect(again.statuses).toEqual([409, ...promisedStatuses(script).slice(1)]);
+      expect(again.seen).toMatch(/^hello pod\n→ 200$/m);
     } finally {
       await server.stop();
     }
