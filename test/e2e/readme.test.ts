@@ -35,7 +35,8 @@ async function runWalkThrough(script: string, root: string): Promise<{ seen: str
 
 describe('README quick start', () => {
   it('works as written against a fresh `svc start` with access control on, and again when run a second time', async () => {
-    const server = await startSvc(['-q']);
+    // The defaults a newcomer's `npm start` has, rate limits included.
+    const server = await startSvc(['-q'], { SVC_RATE_LIMIT: 'true' });
     try {
       const script = (await walkThrough()).replaceAll('http://localhost:3000', server.base);
       const first = await runWalkThrough(script, server.root);
@@ -47,11 +48,22 @@ describe('README quick start', () => {
       expect(first.seen).toMatch(new RegExp(`^location: ${server.base}/alice/notes/card\\r?$`, 'im'));
       expect(await readFile(join(server.root, 'alice', 'notes', 'card'), 'utf8')).toContain('Alice');
 
-      // The pod exists now: its creation answers 409, and `npx svc token alice` gives the token the rest uses.
+      // Run again, the second pod creation from this address is over the limit (429, naming the option), and
+      // `npx svc token alice` gives the token the rest uses.
       const again = await runWalkThrough(script, server.root);
-      expect(again.seen).toContain('The pod name "alice" is taken');
-      expect(again.statuses).toEqual([409, ...promisedStatuses(script).slice(1)]);
+      expect(again.seen).toContain("--rate-limit-pods; 0 lifts it");
+      expect(again.statuses).toEqual([429, ...promisedStatuses(script).slice(1)]);
       expect(again.seen).toMatch(/^hello pod\n→ 200$/m);
+
+      // With the pod limit lifted, as the quick start says for local use, the creation answers 409 instead.
+      const lifted = await startSvc(['-q', '--rate-limit-pods', '0', '-r', server.root], { SVC_RATE_LIMIT: 'true' });
+      try {
+        const third = await runWalkThrough(script.replaceAll(server.base, lifted.base), server.root);
+        expect(third.seen).toContain('The pod name "alice" is taken');
+        expect(third.statuses).toEqual([409, ...promisedStatuses(script).slice(1)]);
+      } finally {
+        await lifted.stop();
+      }
     } finally {
       await server.stop();
     }
