@@ -70,7 +70,8 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: Source)
       return text;
     }
     default: {
-      if (typeof raw === 'object' && raw !== null) return fail('a string');
+      // A config file's `"root": true` must not become the directory "true", as `-r` alone once did.
+      if ((typeof raw === 'object' && raw !== null) || typeof raw === 'boolean') return fail('a string');
       return String(raw);
     }
   }

@@ -70,6 +70,13 @@ describe('sizes', () => {
   });
 });
 
+describe('string options', () => {
+  it('refuse a boolean from the config file instead of taking the string "true"', () => {
+    expect(() => resolveConfig({ file: { root: true } })).toThrow('Invalid value true for config key "root" (--root): expected a string.');
+    expect(resolveConfig({ file: { root: 'pods' } }).root).toBe('pods');
+  });
+});
+
 describe('startupNotices', () => {
   it('names unbuilt features, and asks for --allowed-hosts only where the server listens beyond loopback', () => {
     const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
