@@ -6,6 +6,7 @@ import type { Feature, FeatureContext, FeatureParts } from './features/feature.t
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
+import { servedAtBaseUrl } from './http/public-origin.ts';
 import { invitesFeature } from './invites/feature.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
@@ -149,10 +150,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return null;
   };
 
-  return {
+  const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
     ...(upgrades.length > 0 && { upgradeWebSocket }),
   };
+  return servedAtBaseUrl(config, served, log);
 }

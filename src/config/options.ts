@@ -66,11 +66,12 @@ export const OPTIONS = [
   { key: 'rateLimit', flag: 'rate-limit', kind: 'boolean', default: true, help: 'apply the rate limits below (429 with Retry-After); `--no-rate-limit` switches them all off' },
   { key: 'rateLimitRequests', flag: 'rate-limit-requests', kind: 'integer', arg: '<n>', default: 100, help: 'requests per client IP per minute (0 = no limit)' },
   { key: 'rateLimitWrites', flag: 'rate-limit-writes', kind: 'integer', arg: '<n>', default: 60, help: 'writes (PUT, POST, PATCH, DELETE) per identity (WebID, else IP) per minute (0 = no limit)' },
-  { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts per client IP per minute (0 = no limit)' },
-  { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)' },
-  { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP per 24 hours (0 = no limit)' },
+  { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts per client IP per minute (0 = no limit)', notYet: 'login (it comes with the identity provider)' },
+  { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)', notYet: 'registration (it comes with the identity provider)' },
+  { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP in the 24 hours from its first creation (0 = no limit, e.g. for local development)' },
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'string', arg: '<names>', default: undefined, help: 'host names (comma-separated, each optionally with :port) the server answers to; others get 421. Set it wherever untrusted clients can reach the server: the Host header decides which absolute IRIs in ACLs count as this server\'s' },
-  { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it)' },
+  { key: 'baseUrl', flag: 'base-url', kind: 'url', arg: '<url>', default: undefined, help: 'the public origin clients reach the server at (e.g. https://pods.example.org behind a reverse proxy): WebIDs, Location, Link and ACL IRIs carry it, requests for other hosts get 421' },
+  { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For, and with --base-url the host and scheme from X-Forwarded-Host and X-Forwarded-Proto (only behind a reverse proxy that sets them)' },
   { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
 ] as const satisfies readonly OptionSpec[];
 

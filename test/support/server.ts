@@ -20,8 +20,10 @@ export interface RunningSvc {
  * off (SVC_RATE_LIMIT=false) unless the test passes `--rate-limit` or its own SVC_RATE_LIMIT.
  */
 export async function startSvc(args: string[] = [], env: Record<string, string> = {}): Promise<RunningSvc> {
-  const root = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
-  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, ...args], {
+  const givenRoot = args.findIndex((word) => word === '-r' || word === '--root');
+  const root = givenRoot === -1 ? await mkdtemp(join(tmpdir(), 'svc-e2e-')) : args[givenRoot + 1]!;
+  // Each option goes once on the command line: the test's own --root replaces the fresh one.
+  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
     env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,15 +51,15 @@ export async function startSvc(args: string[] = [], env: Record<string, string> 
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
-      await rm(root, { recursive: true, force: true });
+      if (givenRoot === -1) await rm(root, { recursive: true, force: true });
       return code;
     },
   };
 }
 
 /** Runs `svc` with arguments to completion and returns its exit code and output. */
-export async function runSvc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runSvc(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
