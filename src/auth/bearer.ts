@@ -77,6 +77,8 @@ export function bearerAuthenticator(key: () => Promise<Uint8Array>, now: () => n
         currentDate: new Date(now()),
       });
       if (typeof payload.webid !== 'string') return { ...caller, credentialError: 'the bearer token names no WebID' };
+      // Checked before the token is cached: the cached path below trusts the WebID to be a URL.
+      if (!URL.canParse(payload.webid)) return { ...caller, credentialError: 'the WebID in the bearer token is not a URL' };
       if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
       return { ...caller, webId: localWebId(payload.webid, serverOrigin) };
     } catch (error) {
