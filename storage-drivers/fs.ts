@@ -7,6 +7,7 @@ import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { ListingCache } from './fs-listing-cache.ts';
+import { parseSidecar, sidecarStepFor, typeOfBody, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
 import { writeSidecarFile, writeTempFile } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
@@ -84,6 +85,11 @@ export class FsDriver implements StorageDriver {
     return this.fsPath(path) + RESERVED_SUFFIX;
   }
 
+  /** Temp files all go in the root: short names, and one place to sweep after a crash. */
+  private tempPath(): string {
+    return join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
+  }
+
   private async stat(path: string): Promise<BigIntStats | null> {
     try {
       return await lstat(this.fsPath(path), { bigint: true });
@@ -93,19 +99,41 @@ export class FsDriver implements StorageDriver {
     }
   }
 
-  private async contentTypeOf(path: string): Promise<string> {
-    const cached = this.cache.contentType(path);
+  /** The sidecar on disk; null when there is none. */
+  private async readSidecar(path: string): Promise<SidecarRecord | null> {
+    try {
+      return parseSidecar(await readFile(this.sidecarPath(path), 'utf8'), path + RESERVED_SUFFIX);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
+      throw error;
+    }
+  }
+
+  private async sidecarOf(path: string): Promise<SidecarRecord | null> {
+    const cached = this.cache.sidecar(path);
     if (cached !== undefined) return cached;
     const writes = this.cache.writes;
-    let type: string;
-    try {
-      type = JSON.parse(await readFile(this.sidecarPath(path), 'utf8')).contentType as string;
-    } catch (error) {
+    const sidecar = await this.readSidecar(path);
+    this.cache.rememberSidecar(path, sidecar, writes);
+    return sidecar;
+  }
+
+  /** The metadata of a file with its content type: the sidecar's word for this very body, else the name's. */
+  private async fileMeta(path: string, stats: BigIntStats): Promise<ResourceMeta> {
+    const meta = this.metaFromStats(path, stats);
+    meta.contentType = typeOfBody(await this.sidecarOf(path), mediaTypeForName(nameOf(path)), meta.etag);
+    return meta;
+  }
+
+  private async applySidecarStep(path: string, step: SidecarStep): Promise<void> {
+    if (step.action === 'write') await writeSidecarFile(this.sidecarPath(path), this.tempPath(), step.record);
+    else if (step.action === 'remove') await this.removeSidecar(path);
+  }
+
+  private async removeSidecar(path: string): Promise<void> {
+    await unlink(this.sidecarPath(path)).catch((error: unknown) => {
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
-      type = mediaTypeForName(nameOf(path));
-    }
-    this.cache.rememberContentType(path, type, writes);
-    return type;
+    });
   }
 
   /**
@@ -117,12 +145,11 @@ export class FsDriver implements StorageDriver {
     this.listings.invalidate(path);
   }
 
-  private metaFromStats(path: string, stats: BigIntStats, contentType?: string): ResourceMeta {
+  private metaFromStats(path: string, stats: BigIntStats): ResourceMeta {
     const isContainer = stats.isDirectory();
     return {
       path,
       isContainer,
-      contentType,
       size: isContainer ? 0 : Number(stats.size),
       etag: `${isContainer ? 'd' : 'f'}${stats.ino.toString(36)}-${stats.size.toString(36)}-${stats.mtimeNs.toString(36)}`,
       modified: Number(stats.mtimeNs / 1_000_000n),
@@ -142,7 +169,7 @@ export class FsDriver implements StorageDriver {
     const stats = await this.stat(path);
     if (!this.matches(path, stats)) return null;
     if (!stats.isFile()) return this.metaFromStats(path, stats);
-    const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+    const meta = await this.fileMeta(path, stats);
     this.cache.remember(path, meta, undefined, writes);
     return meta;
   }
@@ -160,7 +187,7 @@ export class FsDriver implements StorageDriver {
         const writes = this.cache.writes;
         const stats = await this.stat(path);
         if (!this.matches(path, stats)) return null;
-        const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+        const meta = await this.fileMeta(path, stats);
         if (meta.etag === cached.meta.etag) {
           this.cache.remember(path, meta, cached.bytes, writes);
           return withBytes(meta, cached.bytes);
@@ -182,7 +209,7 @@ export class FsDriver implements StorageDriver {
         await handle.close();
         return null;
       }
-      const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+      const meta = await this.fileMeta(path, stats);
       if (!options?.range && meta.size <= SMALL_BODY) {
         const bytes = new Uint8Array(await handle.readFile());
         await handle.close();
@@ -203,24 +230,26 @@ export class FsDriver implements StorageDriver {
     const target = this.fsPath(path);
     if (options.ifMatch !== undefined && !(await this.head(path))) return null;
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
-    const temp = join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
+    const temp = this.tempPath();
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
     const written = await writeTempFile(temp, body);
     let renamed = false;
     try {
       const createdContainers = await this.ensureParent(path);
       return await this.lock.run(target, async () => {
-        const knownType = this.cache.contentType(path);
+        const knownSidecar = this.cache.sidecar(path);
         this.changed(path);
         const before = await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
-        if (options.ifMatch !== undefined) {
-          if (!before?.isFile() || this.metaFromStats(path, before).etag !== options.ifMatch) return null;
-        }
+        const beforeEtag = before ? this.metaFromStats(path, before).etag : undefined;
+        if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         const impliedType = mediaTypeForName(nameOf(path));
-        // A cached type speaks for the sidecar only while the file it belongs to is still there.
-        const sidecarSays = before ? knownType : undefined;
+        // A cached sidecar speaks for the disk only while the file it belongs to is still there.
+        const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.readSidecar(path) } : null;
+        const step = sidecarStepFor(impliedType, options.contentType, current);
+        // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
+        await this.applySidecarStep(path, step);
         if (options.ifNoneMatch === '*') {
           try {
             await link(temp, target);
@@ -228,16 +257,21 @@ export class FsDriver implements StorageDriver {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
-          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
         } else {
-          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
           await rename(temp, target);
           renamed = true;
         }
+        let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
+        if (sidecar && options.contentType === impliedType) {
+          // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
+          await this.removeSidecar(path);
+          sidecar = null;
+        }
         this.changed(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
-        const meta = this.metaFromStats(path, written, options.contentType);
-        this.cache.rememberContentType(path, options.contentType);
+        const meta = this.metaFromStats(path, written);
+        meta.contentType = options.contentType;
+        this.cache.rememberSidecar(path, sidecar);
         this.cache.remember(path, meta, undefined, this.cache.writes);
         return {
           meta,
