@@ -14,7 +14,7 @@ import { rateLimiter } from './limits/rate-limit.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { podCreationHandler, type PodCreationHooks } from './pods/create.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
-import { initPodQuota } from './quota/record.ts';
+import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { createNotifications } from './notifications/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import { withQuotas } from './quota/with-quotas.ts';
@@ -89,7 +89,15 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   });
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
+  let podsRecounted: Promise<void> | null = null;
   const init = async () => {
+    if (runtimePlatform.storage.uncleanStop) {
+      podsRecounted ??= reconcileAllPods(runtimePlatform.storage, log).catch((error: unknown) => {
+        podsRecounted = null;
+        throw error;
+      });
+      await podsRecounted;
+    }
     await security.init();
     if (config.singleUser) {
       const deps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log, created: podHooks.created! };

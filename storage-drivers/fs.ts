@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, opendir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
@@ -34,7 +34,18 @@ export interface FsOptions {
    * Dot-files (ACLs, quota records, `.server/`), which svc's own commands edit on disk, are always checked.
    */
   revalidateAfterMs?: number;
+  /**
+   * Open as the server of this directory: remove the temp files a crash left, and keep a marker file while
+   * open, so the next start knows whether this one stopped cleanly (`uncleanStop`). Commands that open the
+   * directory beside a running server (`svc quota`, `svc invite`) leave both alone.
+   */
+  recover?: boolean;
 }
+
+/** Present while a server has the directory open; found at startup, it means the last one did not stop cleanly. */
+const RUNNING_MARKER = `${RESERVED_PREFIX}-running`;
+/** A sidecar temp file of earlier versions, which wrote it beside the sidecar. */
+const OLD_SIDECAR_TEMP = new RegExp(`\\${RESERVED_SUFFIX}\\.[0-9a-f]{8}\\${RESERVED_SUFFIX}$`);
 
 function isInternalName(name: string): boolean {
   return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
@@ -65,6 +76,8 @@ export class FsDriver implements StorageDriver {
   private readonly listings = new ListingCache();
 
   readonly root: string;
+  uncleanStop = false;
+  private runningMarker: string | null = null;
 
   private constructor(root: string, options: FsOptions) {
     this.root = root;
@@ -74,7 +87,45 @@ export class FsDriver implements StorageDriver {
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
     const absolute = resolve(root);
     await mkdir(absolute, { recursive: true });
-    return new FsDriver(absolute, options);
+    const driver = new FsDriver(absolute, options);
+    if (options.recover) await driver.recover();
+    return driver;
+  }
+
+  /**
+   * Removes what a crash leaves behind: temp files (all in the root, so a clean start lists one directory),
+   * and after an unclean stop also sidecars whose file is gone. Then marks the directory as open.
+   */
+  private async recover(): Promise<void> {
+    const marker = join(this.root, RUNNING_MARKER);
+    this.uncleanStop = await lstat(marker).then(
+      () => true,
+      () => false,
+    );
+    for (const name of await readdir(this.root)) {
+      if (name.startsWith(RESERVED_PREFIX)) await unlink(join(this.root, name)).catch(() => undefined);
+    }
+    if (this.uncleanStop) await this.removeStrandedSidecars(this.root);
+    await writeFile(marker, '');
+    this.runningMarker = marker;
+  }
+
+  private async removeStrandedSidecars(directory: string): Promise<void> {
+    const entries = await readdir(directory, { withFileTypes: true });
+    const files = new Set(entries.filter((entry) => entry.isFile()).map((entry) => entry.name));
+    for (const entry of entries) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory()) await this.removeStrandedSidecars(path);
+      else if (entry.name.endsWith(RESERVED_SUFFIX) && (OLD_SIDECAR_TEMP.test(entry.name) || !files.has(entry.name.slice(0, -RESERVED_SUFFIX.length)))) {
+        await unlink(path).catch(() => undefined);
+      }
+    }
+  }
+
+  /** A clean stop: the next start needs no recount. */
+  async close(): Promise<void> {
+    if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
+    this.runningMarker = null;
   }
 
   private fsPath(path: string): string {

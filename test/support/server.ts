@@ -16,11 +16,12 @@ export interface RunningSvc {
 }
 
 /**
- * Starts `svc start` as a real process on a free loopback port with a fresh data directory. Rate limits are
- * off (SVC_RATE_LIMIT=false) unless the test passes `--rate-limit` or its own SVC_RATE_LIMIT.
+ * Starts `svc start` as a real process on a free loopback port with a fresh data directory, or with `root`,
+ * which then outlives the process. Rate limits are off (SVC_RATE_LIMIT=false) unless the test passes
+ * `--rate-limit` or its own SVC_RATE_LIMIT.
  */
-export async function startSvc(args: string[] = [], env: Record<string, string> = {}): Promise<RunningSvc> {
-  const root = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
+export async function startSvc(args: string[] = [], env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningSvc> {
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), 'svc-e2e-')));
   const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, ...args], {
     env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +50,7 @@ export async function startSvc(args: string[] = [], env: Record<string, string> 
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
-      await rm(root, { recursive: true, force: true });
+      if (!options.root) await rm(root, { recursive: true, force: true });
       return code;
     },
   };
