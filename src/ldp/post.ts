@@ -1,3 +1,4 @@
+import { headerText } from '../http/header-text.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { allowFor, LDP } from '../http/headers.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -21,7 +22,8 @@ function wantsContainer(request: Request): boolean {
 
 /** The Slug if it is a safe, ordinary name that keeps the new URL within the path limit; otherwise null and a fresh name is used. */
 function safeSlug(request: Request, container: string): string | null {
-  const slug = request.headers.get('slug');
+  const header = request.headers.get('slug');
+  const slug = header && headerText(header);
   if (!slug) return null;
   let name: string;
   try {
