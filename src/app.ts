@@ -18,7 +18,7 @@ import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
-import { initPodQuota } from './quota/record.ts';
+import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
@@ -102,6 +102,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   let started: Promise<void> | null = null;
   const init = () =>
     (started ??= (async () => {
+      // After an unclean stop, writes may have landed without their count: recount before anything writes.
+      if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, log);
       await security.init();
       for (const parts of features) await parts.init?.();
     })().catch((error: unknown) => {

@@ -44,7 +44,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   }
   for (const notice of startupNotices(config, config.host)) log(notice);
 
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, true);
   const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };
   const app = createApp(config, platform);
   await app.init();

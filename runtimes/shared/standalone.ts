@@ -75,7 +75,7 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true });
   const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress };
   const app = createApp(config, platform);
   await app.init();

@@ -76,6 +76,11 @@ export interface StorageDriver {
   children?(container: string): Promise<readonly ResourceMeta[]>;
   /** Bytes used by every resource under the prefix (a container path). */
   usage(prefix: string): Promise<number>;
+  /**
+   * True when the driver found on opening that the last server using the storage did not stop cleanly (it
+   * crashed or was killed), so bookkeeping kept beside the data (quota records) must be recounted.
+   */
+  readonly uncleanStop?: boolean;
   close?(): Promise<void>;
 }
 
