@@ -1,0 +1,130 @@
+/**
+ * One client's WebSocket to the relay: NIP-01 messages in (`EVENT`, `REQ`, `CLOSE`), `OK`, `EVENT`, `EOSE`,
+ * `CLOSED` and `NOTICE` out. Whatever a client sends, only its own connection hears about it: malformed
+ * input gets a `NOTICE` (or `CLOSED`/`OK false`), never an exception that would reach other clients.
+ */
+import { sendOrDrop, type SocketHandlers, type SocketLike } from '../notifications/socket.ts';
+import { canonicalEvent, integrityProblem, shapeProblem, type NostrEvent } from './event.ts';
+import { matchesAny, parseFilter, type Filter } from './filter.ts';
+import { TokenBucket, type RelayLimits } from './limits.ts';
+import type { Relay } from './relay.ts';
+
+const encoder = new TextEncoder();
+
+/** Whether the UTF-8 form passes `max` bytes; encodes only when the UTF-16 length (1 to 3 bytes a unit) leaves it open. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length * 3 <= max) return false;
+  if (text.length > max) return true;
+  return encoder.encode(text).byteLength > max;
+}
+
+export interface ConnectionDeps {
+  relay: Relay;
+  limits: RelayLimits;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  log(line: string): void;
+}
+
+export function openRelayConnection(socket: SocketLike, { relay, limits, now, log }: ConnectionDeps): SocketHandlers {
+  const subscriptions = new Map<string, readonly Filter[]>();
+  const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
+  const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
+  const notice = (text: string) => send(['NOTICE', text]);
+
+  const stopListening = relay.listen({
+    deliver(event) {
+      for (const [id, filters] of subscriptions) if (matchesAny(event, filters)) send(['EVENT', id, event]);
+    },
+  });
+
+  async function onEvent(message: unknown[]): Promise<void> {
+    if (message.length !== 2) return notice('invalid: EVENT takes exactly one event: ["EVENT", <event>]');
+    const value = message[1];
+    const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+    const reply = (accepted: boolean, text: string) => (id === null ? notice(text) : send(['OK', id, accepted, text]));
+    if (bucket && !bucket.take()) return reply(false, `rate-limited: at most ${limits.eventsPerSecond} events per second on one connection`);
+    const shape = shapeProblem(value, limits.maxEventTags);
+    if (shape) return reply(false, `invalid: ${shape}`);
+    const event = canonicalEvent(value as NostrEvent);
+    if (event.created_at > relay.nowSeconds() + limits.maxFutureSeconds) {
+      return reply(false, `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`);
+    }
+    const integrity = integrityProblem(event);
+    if (integrity) return reply(false, `invalid: ${integrity}`);
+    const answer = await relay.publish(event);
+    reply(answer.accepted, answer.message);
+  }
+
+  function onReq(message: unknown[]): void {
+    const id = message[1];
+    if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
+    const close = (reason: string) => send(['CLOSED', id, reason]);
+    if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
+    const raw = message.slice(2);
+    if (raw.length === 0) return close('invalid: REQ needs at least one filter');
+    if (raw.length > limits.maxFilters) return close(`invalid: at most ${limits.maxFilters} filters in one REQ`);
+    const filters: Filter[] = [];
+    for (const value of raw) {
+      const filter = parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit });
+      if (typeof filter === 'string') {
+        subscriptions.delete(id);
+        return close(`invalid: ${filter}`);
+      }
+      filters.push(filter);
+    }
+    if (!subscriptions.has(id) && subscriptions.size >= limits.maxSubscriptions) {
+      return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
+    }
+    // A REQ with an id already open replaces that subscription (NIP-01).
+    subscriptions.set(id, filters);
+    for (const event of relay.query(filters)) send(['EVENT', id, event]);
+    send(['EOSE', id]);
+  }
+
+  function onClose(message: unknown[]): void {
+    if (message.length !== 2 || typeof message[1] !== 'string') return notice('invalid: CLOSE takes a subscription id: ["CLOSE", <id>]');
+    subscriptions.delete(message[1]);
+  }
+
+  function onMessage(text: string | null): void | Promise<void> {
+    if (text === null) return notice('invalid: binary messages are not understood; send JSON text');
+    if (longerThan(text, limits.maxMessageLength)) return notice(`invalid: messages are at most ${limits.maxMessageLength} bytes`);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return notice('invalid: the message is not JSON');
+    }
+    if (!Array.isArray(message) || typeof message[0] !== 'string') return notice('invalid: a message is a JSON array that starts with its type, such as ["REQ", ...]');
+    switch (message[0]) {
+      case 'EVENT':
+        return onEvent(message);
+      case 'REQ':
+        return onReq(message);
+      case 'CLOSE':
+        return onClose(message);
+      default:
+        return notice(`invalid: unknown message type ${JSON.stringify(message[0].slice(0, 20))}; this relay understands EVENT, REQ and CLOSE`);
+    }
+  }
+
+  const failed = (error: unknown) => {
+    log(`nostr: a message failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    notice('error: the relay could not handle this message');
+  };
+
+  return {
+    message(text) {
+      try {
+        void Promise.resolve(onMessage(text)).catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    },
+    closed() {
+      subscriptions.clear();
+      stopListening();
+    },
+  };
+}
