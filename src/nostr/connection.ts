@@ -59,7 +59,11 @@ export function openRelayConnection(socket: SocketLike, { relay, limits, now, lo
   function onReq(message: unknown[]): void {
     const id = message[1];
     if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
-    const close = (reason: string) => send(['CLOSED', id, reason]);
+    // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
+    const close = (reason: string) => {
+      subscriptions.delete(id);
+      send(['CLOSED', id, reason]);
+    };
     if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
     const raw = message.slice(2);
     if (raw.length === 0) return close('invalid: REQ needs at least one filter');
@@ -67,10 +71,7 @@ export function openRelayConnection(socket: SocketLike, { relay, limits, now, lo
     const filters: Filter[] = [];
     for (const value of raw) {
       const filter = parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit });
-      if (typeof filter === 'string') {
-        subscriptions.delete(id);
-        return close(`invalid: ${filter}`);
-      }
+      if (typeof filter === 'string') return close(`invalid: ${filter}`);
       filters.push(filter);
     }
     if (!subscriptions.has(id) && subscriptions.size >= limits.maxSubscriptions) {
