@@ -18,7 +18,7 @@ export interface Filter {
 export interface FilterLimits {
   /** Values in one list (`ids`, `authors`, `kinds`, `#x`). */
   maxValues: number;
-  /** The largest `limit` honoured; larger ones are clamped to it (NIP-11 `max_limit`). */
+  /** The largest `limit` honoured: larger ones are clamped to it, and a filter without one gets it (NIP-11 `max_limit`). */
   maxLimit: number;
 }
 
@@ -62,6 +62,8 @@ export function parseFilter(value: unknown, limits: FilterLimits): Filter | stri
     }
   }
   if (tags.size > 0) filter.tags = tags;
+  // Without a limit the initial answer would be every match; the relay sends the newest max_limit.
+  filter.limit ??= limits.maxLimit;
   return filter;
 }
 

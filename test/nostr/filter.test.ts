@@ -24,8 +24,10 @@ describe('parseFilter', () => {
     expect(parseFilter({ '#ab': ['x'] }, LIMITS)).toMatch(/unknown filter field/);
   });
 
-  it('clamps limit to the relay maximum and takes any string for other tag letters', () => {
+  it('clamps limit to the relay maximum, which is also the limit of a filter without one, and takes any string for other tag letters', () => {
     expect(parse({ limit: 5000 }).limit).toBe(100);
+    expect(parse({}).limit).toBe(100);
+    expect(parse({ limit: 7 }).limit).toBe(7);
     expect([...parse({ '#t': ['nostr', 'x'] }).tags!.get('t')!]).toEqual(['nostr', 'x']);
   });
 });
