@@ -41,8 +41,9 @@ export const nostrFeature: Feature = {
         app.options(path, () => new Response(null, { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
       },
       async upgrade(request) {
-        if (new URL(request.url).pathname !== path) return null;
-        return { accept: (socket) => openRelayConnection(socket, { relay, limits, now, log }) };
+        const url = new URL(request.url);
+        if (url.pathname !== path) return null;
+        return { accept: (socket) => openRelayConnection(socket, { relay, url, limits, now, log }) };
       },
       init: () => relay.init(),
     };

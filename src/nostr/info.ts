@@ -6,8 +6,8 @@ import { problemResponse } from '../http/problem.ts';
 import type { RelayLimits } from './limits.ts';
 
 export const NOSTR_INFO_TYPE = 'application/nostr+json';
-/** NIPs the relay implements: basic protocol, deletion, information document, expiration. */
-export const SUPPORTED_NIPS = [1, 9, 11, 40] as const;
+/** NIPs the relay implements: basic protocol, deletion, information document, expiration, authentication. */
+export const SUPPORTED_NIPS = [1, 9, 11, 40, 42] as const;
 
 export function relayInformation(limits: RelayLimits, maxEvents: number, persistent: boolean): Record<string, unknown> {
   const kept = persistent ? 'kept across restarts' : 'kept in memory only';

@@ -6,6 +6,7 @@ import { FakeSocket } from '../notifications/support.ts';
 import { Author } from './support.ts';
 
 const NOW = 1_700_000_000;
+const RELAY_URL = new URL('http://relay.test:8080/relay');
 
 function setup(limits: Partial<RelayLimits> = {}) {
   let clock = NOW * 1000;
@@ -13,8 +14,12 @@ function setup(limits: Partial<RelayLimits> = {}) {
   const relay = new Relay({ maxEvents: 100, now, log: () => {} });
   const connect = () => {
     const socket = new FakeSocket();
-    socket.handlers = openRelayConnection(socket, { relay, limits: { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0, ...limits }, now, log: () => {} });
-    const messages = () => socket.sent.map((text) => JSON.parse(text) as unknown[]);
+    socket.handlers = openRelayConnection(socket, { relay, url: RELAY_URL, limits: { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0, ...limits }, now, log: () => {} });
+    const [greeting, ...rest] = socket.sent.map((text) => JSON.parse(text) as unknown[]);
+    expect(rest).toEqual([]);
+    const challenge = greeting![1] as string;
+    /** What was sent after the AUTH challenge that opens every connection. */
+    const messages = () => socket.sent.slice(1).map((text) => JSON.parse(text) as unknown[]);
     /** Sends one message and waits for the answer it causes (the next message sent). */
     const ask = async (message: unknown) => {
       const before = socket.sent.length;
@@ -22,7 +27,19 @@ function setup(limits: Partial<RelayLimits> = {}) {
       await socket.waitFor(() => socket.sent.length > before);
       return JSON.parse(socket.sent[before]!) as unknown[];
     };
-    return { socket, messages, ask };
+    const authenticate = (author: Author, fields: { challenge?: string; relay?: string; created_at?: number; kind?: number } = {}) =>
+      ask([
+        'AUTH',
+        author.sign({
+          kind: fields.kind ?? 22242,
+          created_at: fields.created_at ?? clock / 1000,
+          tags: [
+            ['relay', fields.relay ?? 'ws://relay.test:8080/relay'],
+            ['challenge', fields.challenge ?? challenge],
+          ],
+        }),
+      ]);
+    return { socket, messages, ask, challenge, greeting, authenticate };
   };
   return { relay, connect, tick: (ms: number) => (clock += ms) };
 }
@@ -127,6 +144,65 @@ describe('a relay connection', () => {
     expect(await ask(['REQ', 'x'.repeat(9), {}])).toEqual(['CLOSED', 'x'.repeat(9), 'invalid: subscription ids are at most 8 characters']);
     expect(await ask(['REQ', 'e', { authors: ['nope'] }])).toEqual(['CLOSED', 'e', 'invalid: authors must hold 64-character lowercase hex values']);
     expect(await ask(['REQ', 'e'])).toEqual(['CLOSED', 'e', 'invalid: REQ needs at least one filter']);
+  });
+
+  it('opens with a fresh AUTH challenge and accepts only a matching kind 22242 event (NIP-42)', async () => {
+    const { connect, tick } = setup();
+    const first = connect();
+    const second = connect();
+    expect(first.greeting).toEqual(['AUTH', expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(second.challenge).not.toBe(first.challenge);
+    const refusals: Array<[Parameters<typeof first.authenticate>[1], RegExp]> = [
+      [{ challenge: second.challenge }, /^invalid: the challenge tag/],
+      [{ relay: 'wss://elsewhere.example/relay' }, /^invalid: the relay tag must name this relay \(relay\.test:8080\)/],
+      [{ relay: 'not a url' }, /^invalid: the relay tag/],
+      [{ created_at: NOW - 601 }, /^invalid: created_at must be within 10 minutes/],
+      [{ kind: 1 }, /^invalid: an AUTH event has kind 22242/],
+    ];
+    for (const [fields, reason] of refusals) expect(await first.authenticate(alice, fields)).toEqual(['OK', expect.any(String), false, expect.stringMatching(reason)]);
+    const forged = alice.sign({ kind: 22242, created_at: NOW, tags: [['challenge', first.challenge]] });
+    expect(await first.ask(['AUTH', { ...forged, pubkey: new Author().pubkey }])).toEqual(['OK', forged.id, false, expect.stringMatching(/^invalid: /)]);
+    tick(1000);
+    expect(await first.authenticate(alice, { relay: 'wss://relay.test:8080/other/path' })).toEqual(['OK', expect.any(String), true, '']);
+  });
+
+  it('serves direct messages (kinds 4 and 1059) only to their author and recipients, once authenticated', async () => {
+    const { connect } = setup();
+    const bob = new Author();
+    const eve = new Author();
+    const writer = connect();
+    const dm = alice.sign({ kind: 4, created_at: NOW - 10, tags: [['p', bob.pubkey]], content: 'secret?iv=x' });
+    const note = alice.sign({ created_at: NOW - 5 });
+    await writer.ask(['EVENT', dm]);
+    await writer.ask(['EVENT', note]);
+
+    const anonymous = connect();
+    expect(await anonymous.ask(['REQ', 'dms', { kinds: [4], '#p': [bob.pubkey] }])).toEqual(['CLOSED', 'dms', expect.stringMatching(/^auth-required: /)]);
+    await anonymous.ask(['REQ', 'all', { authors: [alice.pubkey] }]);
+    expect(anonymous.messages().slice(1)).toEqual([['EVENT', 'all', note], ['EOSE', 'all']]);
+
+    const outsider = connect();
+    await outsider.authenticate(eve);
+    await outsider.ask(['REQ', 'dms', { kinds: [4] }]);
+    expect(outsider.messages().at(-1)).toEqual(['EOSE', 'dms']);
+    expect(outsider.messages().some((message) => message[0] === 'EVENT')).toBe(false);
+
+    for (const party of [bob, alice]) {
+      const reader = connect();
+      expect((await reader.authenticate(party))[2]).toBe(true);
+      await reader.ask(['REQ', 'dms', { kinds: [4] }]);
+      expect(reader.messages().slice(1)).toEqual([['EVENT', 'dms', dm], ['EOSE', 'dms']]);
+    }
+
+    const live = connect();
+    await live.authenticate(bob);
+    await live.ask(['REQ', 'inbox', { '#p': [bob.pubkey] }]);
+    await outsider.ask(['REQ', 'inbox', { '#p': [bob.pubkey] }]);
+    // A gift wrap is signed by a throwaway key; only its recipient may read it.
+    const wrap = new Author().sign({ kind: 1059, created_at: NOW, tags: [['p', bob.pubkey]] });
+    await writer.ask(['EVENT', wrap]);
+    expect(live.messages().at(-1)).toEqual(['EVENT', 'inbox', wrap]);
+    expect(outsider.messages().at(-1)).toEqual(['EOSE', 'inbox']);
   });
 
   it('stops delivering to a connection once it has closed', async () => {

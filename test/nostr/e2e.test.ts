@@ -5,7 +5,8 @@
 import { rm } from 'node:fs/promises';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import type { Filter } from 'nostr-tools/filter';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalizeEvent } from 'nostr-tools/pure';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { NostrEvent } from '../../src/nostr/event.ts';
 import { Inbox } from '../notifications/support.ts';
@@ -45,6 +46,9 @@ function query(relay: Relay, filters: Filter[]): Promise<NostrEvent[]> {
 
 /** The event as the relay sent it, without the mark nostr-tools adds to what it has verified. */
 const plain = (event: object) => JSON.parse(JSON.stringify(event)) as NostrEvent;
+/** NIP-42 through nostr-tools, once the relay's challenge has arrived (it follows the handshake). */
+const authenticate = (relay: Relay, author: Author) =>
+  vi.waitFor(() => relay.auth(async (template) => finalizeEvent(template, author.secret)), { timeout: CLIENT_TIMEOUT_MS, interval: 20 });
 const idsOf = (events: NostrEvent[]) => events.map((event) => event.id);
 
 let svc: RunningSvc;
@@ -168,6 +172,7 @@ describe('svc start --nostr with nostr-tools as the client', () => {
     const raw = new Inbox(url);
     inboxes.push(raw);
     await raw.opened;
+    expect(JSON.parse(await raw.next())[0]).toBe('AUTH');
     expect(JSON.parse(await raw.ask('not json'))).toEqual(['NOTICE', 'invalid: the message is not JSON']);
     expect(JSON.parse(await raw.ask('{"kind":1}'))[0]).toBe('NOTICE');
     expect(JSON.parse(await raw.ask('["EVENT",{"id":"abc"}]'))).toEqual(['OK', 'abc', false, 'invalid: id must be 64 lowercase hex characters']);
@@ -185,6 +190,24 @@ describe('svc start --nostr with nostr-tools as the client', () => {
     expect(await query(client, [{ ids: [event.id] }])).toHaveLength(1);
   });
 
+  it('authenticates with NIP-42 and serves direct messages only to their parties', async () => {
+    const sender = new Author();
+    const recipient = new Author();
+    const writer = await connect(url);
+    const dm = sender.sign({ kind: 4, tags: [['p', recipient.pubkey]], content: 'ciphertext?iv=abc' });
+    expect(await writer.publish(dm)).toBe('');
+
+    const reader = await connect(url);
+    await expect(query(reader, [{ kinds: [4], '#p': [recipient.pubkey] }])).rejects.toThrow(/auth-required: /);
+    expect(await query(reader, [{ authors: [sender.pubkey] }])).toEqual([]);
+    expect(await authenticate(reader, recipient)).toBe('');
+    expect(await query(reader, [{ kinds: [4], '#p': [recipient.pubkey] }])).toEqual([dm]);
+
+    const stranger = await connect(url);
+    await authenticate(stranger, new Author());
+    expect(await query(stranger, [{ kinds: [4] }])).toEqual([]);
+  });
+
   it('serves its NIP-11 document on the relay URL, with CORS, and points plain browsers to WebSockets', async () => {
     const response = await fetch(`${svc.base}/relay`, { headers: { accept: 'application/nostr+json', origin: 'https://client.example' } });
     expect(response.status).toBe(200);
@@ -193,7 +216,7 @@ describe('svc start --nostr with nostr-tools as the client', () => {
     expect(response.headers.get('access-control-allow-headers')).toBeTruthy();
     expect(response.headers.get('access-control-allow-methods')).toContain('GET');
     const document = (await response.json()) as { supported_nips: number[]; limitation: Record<string, unknown>; retention: unknown };
-    expect(document.supported_nips).toEqual([1, 9, 11, 40]);
+    expect(document.supported_nips).toEqual([1, 9, 11, 40, 42]);
     expect(document.limitation).toMatchObject({ max_message_length: 65536, max_subscriptions: 20, max_filters: 10, max_limit: 500, max_subid_length: 64, auth_required: false });
     expect(document.retention).toEqual([{ count: 1000 }]);
 
