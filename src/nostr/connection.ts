@@ -5,10 +5,11 @@
  */
 import { sendOrDrop, type SocketHandlers, type SocketLike } from '../notifications/socket.ts';
 import { authProblem, newChallenge, PRIVATE_KINDS, readableBy } from './auth.ts';
-import { canonicalEvent, integrityProblem, shapeProblem, type NostrEvent } from './event.ts';
+import { canonicalEvent, shapeProblem, type NostrEvent } from './event.ts';
 import { matchesAny, parseFilter, type Filter } from './filter.ts';
 import { TokenBucket, type RelayLimits } from './limits.ts';
 import type { Relay } from './relay.ts';
+import { integrityProblem } from './verify.ts';
 
 const encoder = new TextEncoder();
 

@@ -1,8 +1,7 @@
 /**
- * Nostr events (NIP-01): their shape, the kind ranges that decide how a relay keeps them, and the check of
- * the id hash and BIP-340 signature (through nostr-tools, pure JavaScript on every runtime).
+ * Nostr events (NIP-01): their shape and the kind ranges that decide how a relay keeps them. The id and
+ * signature check is in verify.ts, loaded only when the relay is on.
  */
-import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 
 export interface NostrEvent {
   id: string;
@@ -70,13 +69,6 @@ export function shapeProblem(value: unknown, maxTags: number): string | null {
   for (const tag of event.tags) {
     if (!Array.isArray(tag) || tag.length === 0 || !tag.every((item) => typeof item === 'string')) return 'each tag must be a non-empty array of strings';
   }
-  return null;
-}
-
-/** Why a well-shaped event is not authentic (the text after `invalid: `), or null when its id and signature hold. */
-export function integrityProblem(event: NostrEvent): string | null {
-  if (getEventHash(event) !== event.id) return 'event id does not match the hash of its content';
-  if (!verifyEvent(event)) return 'signature does not verify';
   return null;
 }
 

@@ -6,7 +6,6 @@ import { ConfigError } from '../config/resolve.ts';
 import type { Feature } from '../features/feature.ts';
 import { isServerPrivatePath } from '../ldp/auxiliary.ts';
 import { storageArchive } from './archive.ts';
-import { openRelayConnection } from './connection.ts';
 import { relayInformation, relayInformationResponse } from './info.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './limits.ts';
 import { Relay } from './relay.ts';
@@ -34,6 +33,9 @@ export const nostrFeature: Feature = {
       ...(config.nostrPersist && { archive: storageArchive(platform.storage, log) }),
     });
     const information = relayInformation(limits, config.nostrMaxEvents, config.nostrPersist);
+    // The connection code (with nostr-tools' signature check) is loaded by an enabled relay only.
+    let connections: Promise<typeof import('./connection.ts')> | undefined;
+    const connectionModule = () => (connections ??= import('./connection.ts'));
 
     return {
       routes(app) {
@@ -43,9 +45,12 @@ export const nostrFeature: Feature = {
       async upgrade(request) {
         const url = new URL(request.url);
         if (url.pathname !== path) return null;
+        const { openRelayConnection } = await connectionModule();
         return { accept: (socket) => openRelayConnection(socket, { relay, url, limits, now, log }) };
       },
-      init: () => relay.init(),
+      async init() {
+        await Promise.all([relay.init(), connectionModule()]);
+      },
     };
   },
 };
