@@ -14,6 +14,7 @@ import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
+import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
@@ -23,7 +24,7 @@ import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /** The optional features, in the order their routes are registered (see docs/architecture.md). */
-const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature, nostrFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;

@@ -177,6 +177,7 @@ describe('Worker configuration', () => {
   const refusals: Array<[string, Record<string, string>, RegExp]> = [
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
     ['WebSocket notifications', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\).*workers runtime/],
+    ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
     ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
   ];
