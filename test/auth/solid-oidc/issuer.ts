@@ -11,6 +11,8 @@ export interface TestIssuer {
   /** Origin of the loopback server, without a trailing slash; the issuer URL unless `issuerPath` was given. */
   origin: string;
   issuer: string;
+  /** The issuer's public key set as served at /jwks, for tests that serve it elsewhere. */
+  jwks: string;
   /** Every request the server received, as `METHOD path`. */
   requests: string[];
   /** Serves a document at a path (a WebID profile, or anything else). */
@@ -46,6 +48,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   return {
     origin,
     issuer,
+    jwks: JSON.stringify({ keys: [publicJwk] }),
     requests,
     serve,
     profile(path, issuers) {
