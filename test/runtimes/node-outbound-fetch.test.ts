@@ -63,6 +63,17 @@ describe('the Node outbound fetch', () => {
     expect(seen.at(-1)).toEqual({ url: '/profile', userAgent: expect.stringMatching(/^svc\/[\d.]+ \(\+http:\/\/pods\.test\/\)$/) });
   });
 
+  it('never reuses a connection another fetch opened without the guard', async () => {
+    const names = fakeResolver({ 'shared.test': ['127.0.0.1'] });
+    const port = new URL(origin).port;
+    const open = nodeOutboundFetch({ allowPrivate: true, resolve: names });
+    const guarded = nodeOutboundFetch({ allowPrivate: false, resolve: names });
+    expect((await open(`http://shared.test:${port}/profile`)).status).toBe(200);
+    const before = seen.length;
+    await expect(guarded(`http://shared.test:${port}/profile`)).rejects.toThrow(/loopback/);
+    expect(seen.length).toBe(before);
+  });
+
   it('refuses an answer over the size limit', async () => {
     const fetch = nodeOutboundFetch({ allowPrivate: true, limits: { maxBytes: 1000 } });
     await expect(fetch(`${origin}/big`)).rejects.toThrow(/larger than 1000 bytes/);
