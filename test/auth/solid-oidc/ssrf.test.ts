@@ -101,3 +101,26 @@ describe('Solid-OIDC without --allow-private-fetch', () => {
     expect(remote.requests).toEqual([]);
   });
 });
+
+describe('documents read from the server itself', () => {
+  it('answer only requests to their origin: a request under a spoofed Host leaves nothing behind for others', async () => {
+    const victim = 'http://victim.example';
+    const victimWebId = `${victim}/alice/public/card#me`;
+    const asked: string[] = [];
+    const hop: SingleHopFetch = async (url) => (asked.push(url.href), new Response('not found', { status: 404 }));
+    const world = await worldWith({ fetch: outboundFetch(hop, { allowPrivate: false }) }, [victimWebId]);
+    // The pod's owner poses as the victim's issuer: under the spoofed host, the pod's documents are the victim's.
+    const discovery = { issuer: `${victim}/alice/public`, jwks_uri: `${victim}/alice/public/jwks` };
+    await world.as('alice', '/alice/public/.well-known/openid-configuration', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(discovery) });
+    const card = { '@id': '#me', 'http://www.w3.org/ns/solid/terms#oidcIssuer': { '@id': '../public' } };
+    await world.as('alice', '/alice/public/card', { method: 'PUT', headers: { 'content-type': 'application/ld+json' }, body: JSON.stringify(card) });
+    const token = await tokenFor(victimWebId, `${victim}/alice/public`);
+    const spoofedUrl = `${victim}/alice/private/`;
+    const spoofed = await world.app.fetch(new Request(spoofedUrl, { headers: { authorization: `DPoP ${token}`, dpop: await client.proof('GET', spoofedUrl) } }));
+    expect(spoofed.status, await spoofed.clone().text()).toBe(200);
+    expect(asked).toEqual([]);
+    // The same token at the server's real name: the victim's issuer must now be asked, and it knows nothing.
+    await expectRefused(await read(world, token), /keys of the issuer http:\/\/victim\.example\/alice\/public are not available: .*answered 404/);
+    expect(asked).toEqual([`${victim}/alice/public/.well-known/openid-configuration`]);
+  });
+});
