@@ -74,6 +74,7 @@ export const OPTIONS = [
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'string', arg: '<names>', default: undefined, help: 'host names (comma-separated, each optionally with :port) the server answers to; others get 421. Set it wherever untrusted clients can reach the server: the Host header decides which absolute IRIs in ACLs count as this server\'s' },
   { key: 'baseUrl', flag: 'base-url', kind: 'url', arg: '<url>', default: undefined, help: 'the public origin clients reach the server at (e.g. https://pods.example.org behind a reverse proxy): WebIDs, Location, Link and ACL IRIs carry it, requests for other hosts get 421' },
   { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For, and with --base-url the host and scheme from X-Forwarded-Host and X-Forwarded-Proto (only behind a reverse proxy that sets them)' },
+  { key: 'allowPrivateFetch', flag: 'allow-private-fetch', kind: 'boolean', default: false, help: 'let server-side fetches (issuer discovery, JWKS, WebID profiles) reach loopback, private and link-local addresses; for local setups and tests only' },
   { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
 ] as const satisfies readonly OptionSpec[];
 

@@ -1,0 +1,89 @@
+/**
+ * What a DPoP-authenticated request costs next to a bearer one, in-process (no network, no load generator):
+ *
+ *   npm run bench:dpop [-- --requests 5000]
+ *
+ * One app over the memory driver with a pod `alice` whose private container grants Read to a WebID of a
+ * loopback issuer (`bench/dpop.ts`, reached through the Node guarded fetch with private targets allowed).
+ * The same GET of a small resource is timed as the owner with the server's bearer token, as another pod's
+ * owner granted Read (bearer: the same WAC decision as the DPoP reader), and as the reader with a DPoP token
+ * (cached after the first request) and a fresh proof per request (made before the timing).
+ * Rounds alternate, and both wall time and process CPU time per request are printed, with their ratio.
+ */
+import { parseArgs } from 'node:util';
+import { createApp } from '../src/app.ts';
+import { resolveConfig } from '../src/config/resolve.ts';
+import { nodeOutboundFetch } from '../runtimes/node/outbound-fetch.ts';
+import { MemoryDriver } from '../storage-drivers/memory.ts';
+import { startBenchDpop } from './dpop.ts';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' } } });
+const REQUESTS = Number(values.requests);
+if (!Number.isInteger(REQUESTS) || REQUESTS < 10) {
+  console.error(`--requests must be a whole number of at least 10, not ${JSON.stringify(values.requests)}`);
+  process.exit(2);
+}
+const ROUNDS = 6;
+const BASE = 'http://bench.test';
+const RESOURCE = `${BASE}/alice/private/small.json`;
+
+const dpop = await startBenchDpop();
+try {
+  const config = resolveConfig({ flags: { quiet: true, rateLimit: false } });
+  const app = createApp(config, { runtime: 'bench', storage: new MemoryDriver(), log: () => {}, fetch: nodeOutboundFetch({ allowPrivate: true }) });
+  const created = await app.fetch(new Request(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' }));
+  const { token } = (await created.json()) as { token: string };
+  const owner = { authorization: `Bearer ${token}` };
+  // A second pod's owner granted the same Read as the DPoP reader: the same WAC decision, another credential.
+  const bobCreated = await app.fetch(new Request(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"bob"}' }));
+  const bob = { authorization: `Bearer ${((await bobCreated.json()) as { token: string }).token}` };
+  const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
+<#owner> a acl:Authorization; acl:agent <../#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write, acl:Control.
+<#reader> a acl:Authorization; acl:agent <${dpop.webId}>, <${BASE}/bob/#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read.
+`;
+  for (const [url, type, body] of [[`${BASE}/alice/private/.acl`, 'text/turtle', acl], [RESOURCE, 'application/ld+json', '{"@id": "#it", "http://schema.org/name": "small"}']]) {
+    const put = await app.fetch(new Request(url!, { method: 'PUT', headers: { ...owner, 'content-type': type! }, body }));
+    if (put.status >= 300) throw new Error(`PUT ${url} answered ${put.status}`);
+  }
+
+  /** Mean wall and CPU microseconds per request over `headers.length` sequential GETs; every answer must be a 200. */
+  async function time(headers: readonly Record<string, string>[]): Promise<{ wall: number; cpu: number }> {
+    const cpuStart = process.cpuUsage();
+    const start = performance.now();
+    for (const header of headers) {
+      const response = await app.fetch(new Request(RESOURCE, { headers: header }));
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`GET answered ${response.status}: ${JSON.stringify(Object.fromEntries(response.headers))}`);
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    return { wall: ((performance.now() - start) * 1000) / headers.length, cpu: (cpu.user + cpu.system) / headers.length };
+  }
+  const bearerHeaders = () => Array.from({ length: REQUESTS }, () => owner);
+  const readerHeaders = () => Array.from({ length: REQUESTS }, () => bob);
+  const dpopHeaders = () => Array.from({ length: REQUESTS }, () => ({ authorization: `DPoP ${dpop.token}`, dpop: dpop.proof('GET', RESOURCE) }));
+
+  const kinds = {
+    'Bearer, the owner': bearerHeaders,
+    'Bearer, a reader (bob)': readerHeaders,
+    'DPoP, a reader (cached token, new proof)': dpopHeaders,
+  } as const;
+  type Kind = keyof typeof kinds;
+  const results = new Map<Kind, { wall: number; cpu: number }[]>();
+  for (const make of Object.values(kinds)) await time(make().slice(0, 200));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = Object.keys(kinds) as Kind[];
+    for (const kind of round % 2 === 0 ? order : order.reverse()) results.set(kind, [...(results.get(kind) ?? []), await time(kinds[kind]())]);
+  }
+  const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
+  const summary = (kind: Kind) => ({ wall: median(results.get(kind)!.map((r) => r.wall)), cpu: median(results.get(kind)!.map((r) => r.cpu)) });
+  console.log(`${REQUESTS} sequential GETs per round, ${ROUNDS} rounds, medians:`);
+  for (const kind of Object.keys(kinds) as Kind[]) {
+    const { wall, cpu } = summary(kind);
+    console.log(`  ${kind.padEnd(42)} ${wall.toFixed(0).padStart(5)} µs wall  ${cpu.toFixed(0).padStart(5)} µs CPU`);
+  }
+  const reader = summary('Bearer, a reader (bob)');
+  const bound = summary('DPoP, a reader (cached token, new proof)');
+  console.log(`  DPoP / Bearer (same reader rights): ${(bound.wall / reader.wall).toFixed(2)}× wall, ${(bound.cpu / reader.cpu).toFixed(2)}× CPU`);
+} finally {
+  await dpop.close();
+}
