@@ -3,6 +3,7 @@ import type { Quad, Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { bundledContext } from './contexts.ts';
 import { expandedJsonLdToQuads } from './jsonld-quads.ts';
+import { requireShallowJson } from '../http/nesting.ts';
 import { jsonErrorOffset, positionOfOffset, syntaxProblem } from './syntax-error.ts';
 
 /** jsonld.js is loaded on first use: it is the largest module the server has, and startup does not need it. */
@@ -72,6 +73,7 @@ export async function parseJsonLd(text: string, baseUrl: string): Promise<Parsed
   if (typeof document !== 'object' || document === null) {
     throw new HttpProblem(400, 'A JSON-LD document must be a JSON object or array.', { type: 'invalid-jsonld' });
   }
+  requireShallowJson(document, 'The JSON-LD document');
   let expanded: unknown;
   try {
     expanded = await (await jsonldLibrary()).expand(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.Expand);

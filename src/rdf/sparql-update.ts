@@ -1,6 +1,7 @@
 import { DataFactory, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
+import { requireShallowSyntax } from './nesting.ts';
 import { syntaxProblem } from './syntax-error.ts';
 
 const { namedNode, blankNode, literal, variable } = DataFactory;
@@ -86,6 +87,7 @@ function toOperation(update: SparqlUpdateOperation): PatchOperation {
 
 /** Parses SPARQL Update text (operations separated by `;`) against the target resource's URL. */
 export async function parseSparqlUpdate(text: string, targetUrl: string): Promise<PatchOperation[]> {
+  requireShallowSyntax(text, 'SPARQL Update');
   // Loaded on the first SPARQL PATCH: the parser is large and most servers start without needing it.
   const { Parser } = (await import('sparqljs')).default;
   let parsed: { type: string; updates?: SparqlUpdateOperation[] };
