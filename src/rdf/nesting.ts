@@ -3,8 +3,9 @@ import { MAX_NESTING, tooDeep } from '../http/nesting.ts';
 
 const RDF_REST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#rest';
 
-/** Characters an IRI reference `<...>` may hold (Turtle, N3 and SPARQL IRIREF); anything else means `<` is an operator. */
-const IRI_CHARACTER = /[^<>"{}|^`\\\u0000-\u0020]/;
+/** An IRI reference `<...>` (Turtle, N3 and SPARQL IRIREF); a `<` that starts none is an operator. */
+const IRI_REFERENCE = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
+const COMMENT = /#[^\n\r]*/y;
 
 /**
  * The deepest nesting of `{ }`, `[ ]` and `( )` in Turtle, N3 or SPARQL text, skipping strings, IRIs and
@@ -32,11 +33,12 @@ export function syntaxNesting(text: string, limit = MAX_NESTING): number {
       }
       i += close.length - 1;
     } else if (char === '<') {
-      let end = i + 1;
-      while (end < text.length && IRI_CHARACTER.test(text[end]!)) end++;
-      if (text[end] === '>') i = end;
+      IRI_REFERENCE.lastIndex = i;
+      if (IRI_REFERENCE.test(text)) i = IRI_REFERENCE.lastIndex - 1;
     } else if (char === '#') {
-      while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;
+      COMMENT.lastIndex = i;
+      COMMENT.test(text);
+      i = COMMENT.lastIndex - 1;
     } else if (char === '\\') {
       i++;
     }
