@@ -95,3 +95,22 @@ describe('hostile request bodies', () => {
     await expectTooDeep(await app.request(path, { method: 'POST', headers: { 'content-type': type }, body }));
   });
 });
+
+describe('SPARQL Update size', () => {
+  const insertData = (triples: number) => `INSERT DATA { ${Array.from({ length: triples }, (_, i) => `<#s${i}> <http://ex/p> "v${i}" .`).join(' ')} }`;
+
+  it('refuses a SPARQL Update over 32 KB with 413 before parsing it', async () => {
+    const app = await setup();
+    const response = await app.request('/big', { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update' }, body: insertData(20_000) });
+    expect(response.status).toBe(413);
+    expect((await response.json()).type).toBe('urn:svc:problem:body-too-large');
+    expect(await app.storage.head('/big')).toBeNull();
+  });
+
+  it('applies one just under the limit', async () => {
+    const app = await setup();
+    const body = insertData(1000);
+    expect(body.length).toBeLessThan(32 * 1024);
+    expect((await app.request('/doc.ttl', { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update' }, body })).status).toBe(204);
+  });
+});
