@@ -45,7 +45,8 @@ const token = fc.oneof({ weight: 4, arbitrary: IRI }, { weight: 2, arbitrary: LI
 const tokenSoup = fc.array(token, { maxLength: 30 }).map((tokens) => tokens.join(' '));
 const triple = fc.tuple(IRI, IRI, fc.oneof(IRI, LITERAL)).map(([s, p, o]) => `${s} ${p} ${o} .`);
 const triples = fc.array(triple, { maxLength: 4 }).map((list) => list.join('\n'));
-const nesting = fc.integer({ min: 0, max: 140 });
+/** Around the limit of 100 levels, and now and then far past it. */
+const nesting = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 140 }) }, { weight: 1, arbitrary: fc.constantFrom(1000, 2000) });
 
 const PREFIXES = '@prefix ex: <http://ex/>. @prefix acl: <http://www.w3.org/ns/auth/acl#>. @prefix foaf: <http://xmlns.com/foaf/0.1/>. @prefix solid: <http://www.w3.org/ns/solid/terms#>.\n';
 const turtle = fc.oneof(
@@ -92,7 +93,7 @@ const TYPES: [string, fc.Arbitrary<string>][] = [
 ];
 const typedBody = fc.constantFrom(...TYPES).chain(([type, body]) => body.map((text) => ({ type, text })));
 
-const headerValue = fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '*/*', 'text/turtle;q=0.5, */*;q=0.1', 'bytes=0-1', 'bytes=5-2', 'bytes=-1,0-', '<#a>; rel="type"', '</x>; rel="acl"', '\u00e9'), fc.string({ maxLength: 12 }).filter((text) => /^[\x20-\x7e]*$/.test(text)));
+const headerValue = fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '*/*', 'text/turtle;q=0.5, */*;q=0.1', 'bytes=0-1', 'bytes=5-2', 'bytes=-1,0-', 'application/ld+json', 'text/turtle', '<#a>; rel="type"', '</x>; rel="acl"', '\u00e9'), fc.string({ maxLength: 12 }).filter((text) => /^[\x20-\x7e]*$/.test(text)));
 const request = fc.record({
   method: fc.constantFrom('GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND'),
   path,

@@ -1,6 +1,7 @@
 import type { Quad } from 'n3';
 import { MAX_NESTING, tooDeep } from '../http/nesting.ts';
 
+const RDF_FIRST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#first';
 const RDF_REST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#rest';
 
 /** An IRI reference `<...>` (Turtle, N3 and SPARQL IRIREF); a `<` that starts none is an operator. */
@@ -53,20 +54,23 @@ export function requireShallowSyntax(text: string, language: string): void {
 }
 
 /**
- * How deeply blank nodes nest in a graph: the longest path from node to blank-node object, where a list's
- * `rdf:rest` does not add a level (a list is one level, a list inside a list two). Serializers write such
- * structures nested (JSON-LD lists of lists, Turtle's inline `[ ]`), recursing at each level. Cycles count
- * once. Linear in the number of quads.
+ * How deeply RDF lists nest in a graph: 1 for a list, 2 for a list inside a list (its `rdf:first`), and so on.
+ * JSON-LD writes such lists as nested `@list` arrays and compaction recurses at each level (1,000 levels
+ * overflowed the stack); blank nodes are written flat in JSON-LD, and the Turtle writer stops inlining them at
+ * a fixed depth, so only lists count. Cycles count once. Linear in the number of quads.
  */
 export function graphNesting(quads: readonly Quad[]): number {
+  const listNodes = new Set<string>();
+  for (const q of quads) if (q.predicate.value === RDF_FIRST && q.subject.termType === 'BlankNode') listNodes.add(q.subject.value);
+  if (listNodes.size === 0) return 0;
   const edges = new Map<string, { to: string; weight: number }[]>();
   for (const q of quads) {
-    if (q.object.termType !== 'BlankNode') continue;
-    // Named subjects all start from one root, ''; no blank node label is empty.
-    const from = q.subject.termType === 'BlankNode' ? q.subject.value : '';
-    const list = edges.get(from) ?? [];
-    if (list.length === 0) edges.set(from, list);
-    list.push({ to: q.object.value, weight: q.predicate.value === RDF_REST ? 0 : 1 });
+    if (q.subject.termType !== 'BlankNode' || q.object.termType !== 'BlankNode' || !listNodes.has(q.subject.value) || !listNodes.has(q.object.value)) continue;
+    const weight = q.predicate.value === RDF_FIRST ? 1 : q.predicate.value === RDF_REST ? 0 : -1;
+    if (weight < 0) continue;
+    const list = edges.get(q.subject.value) ?? [];
+    if (list.length === 0) edges.set(q.subject.value, list);
+    list.push({ to: q.object.value, weight });
   }
   const depthOf = new Map<string, number>();
   const onPath = new Set<string>();
@@ -96,14 +100,13 @@ export function graphNesting(quads: readonly Quad[]): number {
     }
     return depthOf.get(root)!;
   };
-  // From the named nodes first, then from blank nodes that nothing named points to.
-  let deepest = walk('');
-  for (const node of edges.keys()) if (!depthOf.has(node)) deepest = Math.max(deepest, walk(node));
-  return deepest;
+  let deepest = 0;
+  for (const node of listNodes) if (!depthOf.has(node)) deepest = Math.max(deepest, walk(node));
+  return deepest + 1;
 }
 
-/** Refuses a graph whose blank nodes nest deeper than MAX_NESTING: it could be stored but not served. */
+/** Refuses a graph whose lists nest deeper than MAX_NESTING: it could be stored but not served. */
 export function requireShallowGraph(quads: readonly Quad[]): void {
   const depth = graphNesting(quads);
-  if (depth > MAX_NESTING) throw tooDeep('The RDF graph (nested lists or blank nodes)', depth);
+  if (depth > MAX_NESTING) throw tooDeep('The RDF graph (lists inside lists)', depth);
 }

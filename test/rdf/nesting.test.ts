@@ -4,6 +4,7 @@ import { parseRdf } from '../../src/rdf/convert.ts';
 import { graphNesting, syntaxNesting } from '../../src/rdf/nesting.ts';
 import { jsonDepth } from '../../src/http/nesting.ts';
 
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const nestedList = (depth: number) => `${'('.repeat(depth)}"x"${')'.repeat(depth)}`;
 const nestedBlank = (depth: number) => `${'[ <p> '.repeat(depth)}"x"${' ]'.repeat(depth)}`;
 
@@ -28,21 +29,22 @@ describe('syntax nesting', () => {
 describe('graph nesting', () => {
   const depthOf = async (turtle: string) => graphNesting(await parseRdf(turtle, 'text/turtle', 'http://x/'));
 
-  it('counts nested lists and blank nodes, not the length of a list', async () => {
+  it('counts lists inside lists, not the length of a list nor blank nodes', async () => {
     expect(await depthOf('<#a> <p> <#b> .')).toBe(0);
     expect(await depthOf(`<#a> <p> ( ${Array.from({ length: 500 }, (_, i) => i).join(' ')} ) .`)).toBe(1);
     expect(await depthOf(`<#a> <p> ${nestedList(50)} .`)).toBe(50);
-    expect(await depthOf(`<#a> <p> ${nestedBlank(30)} .`)).toBe(30);
-    expect(await depthOf(`${nestedBlank(7)} <p> <#a> .`)).toBe(6);
+    expect(await depthOf(`<#a> <p> ( 1 ${nestedList(3)} ( 2 ) ) .`)).toBe(4);
+    expect(await depthOf(`<#a> <p> ${nestedBlank(30)} .`)).toBe(0);
+    expect(await depthOf(`<#a> <p> ( [ <q> ${nestedList(5)} ] ) .`)).toBe(5);
   });
 
-  it('ends on cycles of blank nodes', async () => {
-    expect(await depthOf('_:a <p> _:b . _:b <p> _:c . _:c <p> _:a .')).toBe(3);
+  it('ends on a list that contains itself', () => {
+    expect(graphNesting(new Parser().parse(`_:l <${RDF}first> _:l . _:l <${RDF}rest> <${RDF}nil> .`))).toBe(2);
   });
 
-  it('walks a deep chain without recursion', () => {
-    const chain = Array.from({ length: 50_000 }, (_, i) => `_:n${i} <p> _:n${i + 1} .`).join('\n');
-    expect(graphNesting(new Parser().parse(chain))).toBe(50_000);
+  it('walks a deep nesting without recursion', () => {
+    const lists = Array.from({ length: 50_000 }, (_, i) => `_:l${i} <${RDF}first> _:l${i + 1} . _:l${i} <${RDF}rest> <${RDF}nil> .`).join('\n');
+    expect(graphNesting(new Parser().parse(`${lists}\n_:l50000 <${RDF}first> 1 . _:l50000 <${RDF}rest> <${RDF}nil> .`))).toBe(50_001);
   });
 });
 
