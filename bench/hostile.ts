@@ -51,19 +51,19 @@ function cases(): HostileCase[] {
     { name: 'Turtle, 40,000 values of one property', method: 'PUT', path: '/alice/public/values.ttl', headers: turtle, body: `<#r> <http://ex/p> ${values} .` },
     { name: 'Turtle, lists nested 1,000 deep', method: 'PUT', path: '/alice/public/lists.ttl', headers: turtle, body: `<#r> <http://ex/p> ${nestedList(1000)} .` },
     { name: 'Turtle, blank nodes nested 100,000 deep', method: 'PUT', path: '/alice/public/blank.ttl', headers: turtle, body: `<#r> <http://ex/p> ${'[<http://ex/p> '.repeat(100_000)}1${']'.repeat(100_000)} .` },
-    { name: 'N-Triples, lists nested 5,000 deep', method: 'PUT', path: '/alice/public/lists.nt', headers: { 'Content-Type': 'application/n-triples' }, body: repeat(5000, (i) => `_:l${i} <${RDF}first> _:l${i + 1} .\n_:l${i} <${RDF}rest> <${RDF}nil> .\n`) },
+    { name: 'N-Triples, lists nested 2,000 deep', method: 'PUT', path: '/alice/public/lists.nt', headers: { 'Content-Type': 'application/n-triples' }, body: repeat(2000, (i) => `_:l${i} <${RDF}first> _:l${i + 1} .\n_:l${i} <${RDF}rest> <${RDF}nil> .\n`) },
     { name: 'SPARQL Update, groups nested 6,000 deep', method: 'PATCH', path: '/alice/public/doc.ttl', headers: sparql, body: `DELETE { ?s ?p ?o } WHERE ${'{'.repeat(6000)} ?s ?p ?o ${'}'.repeat(6000)}` },
     { name: 'SPARQL Update, INSERT DATA of 1,000 triples (just under 32 KB)', method: 'PATCH', path: '/alice/public/doc.ttl', headers: sparql, body: `INSERT DATA { ${repeat(1000, (i) => `<#s${i}> <http://ex/p> "v${i}" .`, ' ')} }` },
     { name: 'SPARQL Update, INSERT DATA of 20,000 triples', method: 'PATCH', path: '/alice/public/doc.ttl', headers: sparql, body: `INSERT DATA { ${repeat(20_000, (i) => `<#s${i}> <http://ex/p> "v${i}" .`, ' ')} }` },
     { name: 'SPARQL Update, where clause of 2,000 patterns', method: 'PATCH', path: '/alice/public/doc.ttl', headers: sparql, body: `DELETE { ?s ?p ?o } WHERE { ${repeat(2000, (i) => `?s${i} ?p${i} ?o${i} .`, ' ')} ?s ?p ?o }` },
     { name: 'N3 Patch, formula nested 6,000 deep', method: 'PATCH', path: '/alice/public/doc.ttl', headers: n3, body: `@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts ${'{'.repeat(6000)}${'}'.repeat(6000)}.` },
-    { name: 'N3 Patch, 20,000 inserted triples', method: 'PATCH', path: '/alice/public/doc.ttl', headers: n3, body: `@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { ${repeat(20_000, (i) => `<#s${i}> <http://ex/p> "v${i}".`, ' ')} }.` },
-    { name: 'ACL, 20,000 authorizations', method: 'PUT', path: '/alice/public/doc.ttl.acl', headers: { ...turtle }, body: `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n${repeat(20_000, (i) => `<#r${i}> a acl:Authorization; acl:agent <https://x.test/${i}#me>; acl:accessTo <doc.ttl>; acl:mode acl:Read.`, '\n')}` },
+    { name: 'N3 Patch, 10,000 inserted triples', method: 'PATCH', path: '/alice/public/patched.ttl', headers: n3, body: `@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { ${repeat(10_000, (i) => `<#s${i}> <http://ex/p> "v${i}".`, ' ')} }.` },
+    { name: 'ACL, 3,000 authorizations', method: 'PUT', path: '/alice/public/other.ttl.acl', headers: turtle, body: `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n${repeat(3000, (i) => `<#r${i}> a acl:Authorization; acl:agent <https://x.test/${i}#me>; acl:accessTo <other.ttl>; acl:mode acl:Read.`, '\n')}` },
     { name: 'POST /.pods, JSON nested 8,000 deep', method: 'POST', path: '/.pods', headers: { 'Content-Type': 'application/json' }, body: `{"name":${'['.repeat(8000)}${']'.repeat(8000)}}` },
     { name: 'Subscription, JSON nested 8,000 deep', method: 'POST', path: '/.notifications/WebSocketChannel2023/', headers: jsonLd, body: `{"type":${'['.repeat(8000)}${']'.repeat(8000)}}` },
-    { name: 'Accept with 2,000 media ranges', method: 'GET', path: '/alice/public/doc.ttl', headers: { Accept: repeat(2000, (i) => `text/x${i};q=0.${i % 10};a=b`, ',') } },
-    { name: 'If-None-Match with 2,000 tags', method: 'GET', path: '/alice/public/doc.ttl', headers: { 'If-None-Match': repeat(2000, (i) => `"tag-${i}"`, ', ') } },
-    { name: 'Range with 2,000 ranges', method: 'GET', path: '/alice/public/doc.ttl', headers: { Range: `bytes=${repeat(2000, (i) => `${i}-${i}`, ',')}` } },
+    { name: 'Accept with 2,000 media ranges', method: 'GET', path: '/alice/public/small.ttl', headers: { Accept: repeat(2000, (i) => `text/x${i};q=0.${i % 10};a=b`, ',') } },
+    { name: 'If-None-Match with 2,000 tags', method: 'GET', path: '/alice/public/small.ttl', headers: { 'If-None-Match': repeat(2000, (i) => `"tag-${i}"`, ', ') } },
+    { name: 'Range with 2,000 ranges', method: 'GET', path: '/alice/public/small.ttl', headers: { Range: `bytes=${repeat(2000, (i) => `${i}-${i}`, ',')}` } },
     { name: 'Listing of a 1,000-member container', method: 'GET', path: '/alice/public/many/', headers: { Accept: 'text/turtle' } },
   ];
 }
@@ -102,6 +102,7 @@ export async function runHostileChecks(log: (line: string) => void = console.err
     const owner = { Authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
     // Warm-up: each parser and module loads once before anything is measured.
     await send('/alice/public/doc.ttl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: '<#a> <http://ex/p> "x" .' });
+    await send('/alice/public/small.ttl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: '<#a> <http://ex/p> "x" .' });
     await send('/alice/inbox/', { method: 'POST', headers: { 'Content-Type': 'application/ld+json' }, body: '{"@id":"#w","http://ex/p":"w"}' });
     await send('/alice/public/doc.ttl', { method: 'PATCH', headers: { ...owner, 'Content-Type': 'application/sparql-update' }, body: 'INSERT DATA { <#w> <http://ex/p> "w" . }' });
     for (let i = 0; i < 1000; i++) await send(`/alice/public/many/m${i}.json`, { method: 'PUT', headers: { ...owner, 'Content-Type': 'application/ld+json' }, body: '{}' });
