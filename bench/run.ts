@@ -9,6 +9,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBenchDpop, type BenchDpop } from './dpop.ts';
+import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     only: { type: 'string' },
     'skip-scaling': { type: 'boolean', default: false },
+    'skip-hostile': { type: 'boolean', default: false },
     'startup-runs': { type: 'string', default: '3' },
     out: { type: 'string', default: join(import.meta.dirname, '..', '.bench', 'results.json') },
     help: { type: 'boolean', default: false },
@@ -41,6 +43,7 @@ if (values.help) {
   --warmup <s>         unrecorded seconds per workload and server before round 1 (default 1)
   --only <text>        run only workloads whose name contains this text
   --skip-scaling       skip the 1,000 vs 10,000-member container listing comparison
+  --skip-hostile       skip the hostile-body check (how long each holds the event loop; bench/hostile.ts)
   --startup-runs <n>   spawns per server for the startup time (median; default 3)
   --out <file>         JSON results (default .bench/results.json)`);
   process.exit(0);
@@ -202,10 +205,18 @@ try {
     }
   }
 
+  // Last, after the load runs: the probe measures this process's own event loop, which nothing else uses now.
+  let hostile: HostileResult[] = [];
+  if (!values['skip-hostile']) {
+    log('hostile bodies: how long each holds the event loop (in process, fs driver)');
+    hostile = await runHostileChecks(log);
+    if (hostile.some((result) => !result.ok)) process.exitCode = 1;
+  }
+
   const report = markdownReport({ servers, rows, scaling, settings: { duration, connections, rounds } });
-  console.log(report);
+  console.log(hostile.length ? `${report}\n\n${hostileReport(hostile)}` : report);
   await mkdir(join(values.out, '..'), { recursive: true });
-  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling }, null, 2));
+  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling, hostile }, null, 2));
   log(`JSON results in ${values.out}`);
 } finally {
   await stopAll();

@@ -1,6 +1,7 @@
 import { HttpProblem } from './problem.ts';
 import { formatSize } from '../config/sizes.ts';
 import { bodyToBytes } from '../storage/body.ts';
+import { requireShallowJson } from './nesting.ts';
 
 function tooLarge(limit: number): HttpProblem {
   return new HttpProblem(413, `The request body is larger than the limit of ${formatSize(limit)}.`, { type: 'body-too-large' });
@@ -36,9 +37,12 @@ const decoder = new TextDecoder();
 /** A JSON request body, cut off at `limit` bytes; not JSON at all is a 400 naming `what`. */
 export async function readJsonBody(request: Request, limit: number, what: string): Promise<unknown> {
   const text = await readLimitedText(request, limit);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new HttpProblem(400, `${what} is not valid JSON: ${(error as Error).message}`, { type: 'invalid-json' });
   }
+  requireShallowJson(value, what);
+  return value;
 }

@@ -3,6 +3,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { isHtmlType, parseHtmlGraph } from './html.ts';
 import { parseJsonLd, quadsToJsonLd } from './jsonld.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
+import { requireShallowGraph, requireShallowSyntax } from './nesting.ts';
 import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
 import { relabelBlankNodes, writeTurtle } from './turtle-writer.ts';
 
@@ -17,11 +18,20 @@ export interface RdfDocument {
 
 const N3_FORMATS: Record<string, string> = { [TURTLE]: 'text/turtle', [N_TRIPLES]: 'application/n-triples', [N3]: 'text/n3' };
 
-/** Parses an RDF document of a known type; syntax errors are 400 problems with the parser's line and column. */
+/**
+ * Parses an RDF document of a known type; syntax errors are 400 problems with the parser's line and column.
+ * A document nested too deeply to serve again (see MAX_NESTING) is a 422.
+ */
 export async function parseRdfDocument(text: string, type: string, baseUrl: string): Promise<RdfDocument> {
-  if (type === JSON_LD) return { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) };
+  const document = type === JSON_LD ? { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) } : parseN3Family(text, type, baseUrl);
+  requireShallowGraph(document.quads);
+  return document;
+}
+
+function parseN3Family(text: string, type: string, baseUrl: string): RdfDocument {
   const format = N3_FORMATS[type];
   if (!format) throw new HttpProblem(415, `${type} is not an RDF type this server parses.`, { type: 'unsupported-media-type' });
+  requireShallowSyntax(text, type);
   const prefixes: Record<string, string> = {};
   let quads: Quad[];
   try {

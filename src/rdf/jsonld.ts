@@ -1,14 +1,15 @@
 import type jsonld from 'jsonld';
-import { DataFactory, type Quad, type Term } from 'n3';
+import type { Quad, Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { bundledContext } from './contexts.ts';
+import { expandedJsonLdToQuads } from './jsonld-quads.ts';
+import { requireShallowJson } from '../http/nesting.ts';
 import { jsonErrorOffset, positionOfOffset, syntaxProblem } from './syntax-error.ts';
 
 /** jsonld.js is loaded on first use: it is the largest module the server has, and startup does not need it. */
 let library: Promise<typeof jsonld> | null = null;
 const jsonldLibrary = () => (library ??= import('jsonld').then((module) => module.default));
 
-const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
 /** Above this many quads, JSON-LD output stays in flat expanded form: compaction costs more than it is worth. */
@@ -37,26 +38,6 @@ interface JsonLdTerm {
   value: string;
   datatype?: { value: string };
   language?: string;
-}
-
-interface JsonLdQuad {
-  subject: JsonLdTerm;
-  predicate: JsonLdTerm;
-  object: JsonLdTerm;
-  graph: JsonLdTerm;
-}
-
-function toTerm(term: JsonLdTerm): Term {
-  switch (term.termType) {
-    case 'NamedNode':
-      return namedNode(term.value);
-    case 'BlankNode':
-      return blankNode(term.value.replace(/^_:/, ''));
-    case 'Literal':
-      return term.language ? literal(term.value, term.language) : literal(term.value, namedNode(term.datatype!.value));
-    default:
-      return defaultGraph();
-  }
 }
 
 function fromTerm(term: Term): JsonLdTerm {
@@ -92,18 +73,17 @@ export async function parseJsonLd(text: string, baseUrl: string): Promise<Parsed
   if (typeof document !== 'object' || document === null) {
     throw new HttpProblem(400, 'A JSON-LD document must be a JSON object or array.', { type: 'invalid-jsonld' });
   }
-  let dataset: JsonLdQuad[];
+  requireShallowJson(document, 'The JSON-LD document');
+  let expanded: unknown;
   try {
-    dataset = (await (await jsonldLibrary()).toRDF(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.ToRdf)) as unknown as JsonLdQuad[];
+    expanded = await (await jsonldLibrary()).expand(document as jsonld.JsonLdDocument, { base: baseUrl, documentLoader } as jsonld.Options.Expand);
   } catch (error) {
     const cause = unwrap(error);
     if (cause instanceof HttpProblem) throw cause;
     const code = (error as { details?: { code?: string } }).details?.code;
     throw new HttpProblem(400, `The body is not valid JSON-LD: ${(error as Error).message}${code ? ` (${code})` : ''}`, { type: 'invalid-jsonld' });
   }
-  const quads = dataset.map((q) =>
-    quad(toTerm(q.subject) as Quad['subject'], toTerm(q.predicate) as Quad['predicate'], toTerm(q.object) as Quad['object'], toTerm(q.graph) as Quad['graph']),
-  );
+  const quads = expandedJsonLdToQuads(expanded);
   const context = Array.isArray(document) ? undefined : (document as Record<string, unknown>)['@context'];
   return { quads, context };
 }

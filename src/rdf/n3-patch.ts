@@ -1,6 +1,7 @@
 import { Parser, type Quad, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
+import { requireShallowSyntax } from './nesting.ts';
 import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
 
 const SOLID = 'http://www.w3.org/ns/solid/terms#';
@@ -20,6 +21,7 @@ function show(term: Term): string {
  * errors are 400; documents that break those rules are 422.
  */
 export function parseN3Patch(text: string, targetUrl: string): PatchOperation {
+  requireShallowSyntax(text, 'N3 Patch');
   let quads: Quad[];
   try {
     quads = new Parser({ format: 'text/n3', baseIRI: targetUrl }).parse(text);

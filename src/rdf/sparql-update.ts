@@ -1,6 +1,7 @@
 import { DataFactory, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
+import { requireShallowSyntax } from './nesting.ts';
 import { syntaxProblem } from './syntax-error.ts';
 
 const { namedNode, blankNode, literal, variable } = DataFactory;
@@ -84,8 +85,16 @@ function toOperation(update: SparqlUpdateOperation): PatchOperation {
   }
 }
 
+/**
+ * Largest SPARQL Update body accepted. The parser's lexer works on the rest of the input at each token, so its
+ * time grows with the square of the size (30 KB: a fifth of a second; 680 KB: fifteen seconds under load);
+ * PATCH bodies from Solid clients are a few hundred bytes. Larger changes fit N3 Patch or PUT.
+ */
+export const MAX_SPARQL_UPDATE_BYTES = 32 * 1024;
+
 /** Parses SPARQL Update text (operations separated by `;`) against the target resource's URL. */
 export async function parseSparqlUpdate(text: string, targetUrl: string): Promise<PatchOperation[]> {
+  requireShallowSyntax(text, 'SPARQL Update');
   // Loaded on the first SPARQL PATCH: the parser is large and most servers start without needing it.
   const { Parser } = (await import('sparqljs')).default;
   let parsed: { type: string; updates?: SparqlUpdateOperation[] };
