@@ -1,0 +1,27 @@
+import type { Config } from '../config/options.ts';
+import type { Account, AccountStore } from './accounts.ts';
+import type { ClientStore } from './clients.ts';
+import type { ProofReplayCache } from './dpop-proof.ts';
+import type { GrantStore } from './grants.ts';
+import type { SigningKey } from './keys.ts';
+import type { Sessions } from './session.ts';
+
+/** What the identity provider's endpoints share. */
+export interface IdpContext {
+  readonly config: Config;
+  readonly accounts: AccountStore;
+  readonly clients: ClientStore;
+  readonly grants: GrantStore;
+  readonly sessions: Sessions;
+  readonly proofs: ProofReplayCache;
+  signingKey(): Promise<SigningKey>;
+  /** `POST /.pods` as the app answers it, for registration. */
+  createPod(request: Request): Promise<Response>;
+  now(): number;
+  log(line: string): void;
+}
+
+/** The absolute WebID of an account, on the origin the request came to (where its pod answers). */
+export function webIdOf(account: Account, request: Request): string {
+  return new URL(request.url).origin + account.webIdPath;
+}
