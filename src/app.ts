@@ -40,7 +40,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
   const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
-  const security = createSecurity(config, quotaPlatform);
+  // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
+  const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request));
   const { platform, access } = security;
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
@@ -56,7 +57,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   };
   const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
-  composed = oncePerRequest(authenticatorFrom([security.bearer, ...features.flatMap((parts) => parts.credentials ?? [])]));
+  composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])]));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
   const published = (changes: readonly Change[]) => {
     for (const afterWrite of afterWrites) afterWrite(changes);

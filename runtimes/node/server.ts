@@ -10,6 +10,7 @@ import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
+import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -45,7 +46,14 @@ export async function startServer(config: Config, log: (line: string) => void): 
   for (const notice of startupNotices(config, config.host)) log(notice);
 
   const storage = await openStorage(config);
-  const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };
+  let listeningUrl: string | undefined;
+  const platform: Platform = {
+    runtime: 'node',
+    storage,
+    log,
+    clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
+    fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
+  };
   const app = createApp(config, platform);
   await app.init();
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
@@ -78,6 +86,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
+  listeningUrl = url;
 
   // Keep-alive connections that finish their request during shutdown become idle later; close those too.
   const close = () =>

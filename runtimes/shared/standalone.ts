@@ -14,6 +14,7 @@ import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { loadConfig } from '../node/load-config.ts';
+import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
 
@@ -96,7 +97,14 @@ export async function prepareStandalone(
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);
-  const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress };
+  const platform: Platform = {
+    runtime,
+    storage,
+    log,
+    clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress,
+    // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
+    fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
+  };
   const app = createApp(config, platform);
   await app.init();
   return { config, app, storage, ...(tls && { tls }) };

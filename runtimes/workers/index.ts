@@ -11,6 +11,7 @@ import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
+import { workersOutboundFetch } from './outbound-fetch.ts';
 import { BUCKET_BINDING, workerConfig, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
 
 // Only the default export may live here: workerd treats every named export of the main module as an entrypoint.
@@ -33,7 +34,7 @@ function appFor(env: WorkerEnv): App | ConfigError {
   try {
     const config = workerConfig(env);
     for (const notice of startupNotices(config)) log(notice);
-    const platform: Platform = { runtime: 'workers', storage: openStorage(config, env), log, now: () => Date.now() };
+    const platform: Platform = { runtime: 'workers', storage: openStorage(config, env), log, now: () => Date.now(), fetch: workersOutboundFetch(config.allowPrivateFetch) };
     app = createApp(config, platform);
     return app;
   } catch (error) {

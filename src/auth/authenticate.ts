@@ -3,8 +3,14 @@ import type { Caller } from '../wac/access-control.ts';
 /** Identifies the caller of a request. */
 export type Authenticator = (request: Request) => Promise<Caller>;
 
-/** What a verifier makes of credentials: a WebID, a reason to refuse them, or null when they are not its kind. */
-export type Verdict = { webId: string } | { error: string } | null;
+/** The `error` code of a refusal's challenge (RFC 6750 §3.1, RFC 9449 §7.1). */
+export type CredentialErrorCode = 'invalid_token' | 'invalid_dpop_proof';
+
+/**
+ * What a verifier makes of credentials: a WebID, a reason to refuse them (an `invalid_token` unless `code`
+ * says otherwise), or null when they are not its kind.
+ */
+export type Verdict = { webId: string } | { error: string; code?: CredentialErrorCode } | null;
 
 /** One kind of credentials in the `Authorization` header (server bearer tokens, Solid-OIDC DPoP tokens, ...). */
 export interface CredentialVerifier {
@@ -18,7 +24,7 @@ export interface CredentialVerifier {
 }
 
 /** The scheme named in a `WWW-Authenticate` challenge or an error message: `Bearer`, `DPoP`. */
-const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : scheme[0]!.toUpperCase() + scheme.slice(1));
+export const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : scheme[0]!.toUpperCase() + scheme.slice(1));
 
 /**
  * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order.
@@ -41,7 +47,8 @@ export function authenticatorFrom(verifiers: readonly CredentialVerifier[]): Aut
     for (const verifier of candidates) {
       const verdict = await verifier.verify(request, credentials);
       if (verdict === null) continue;
-      return 'error' in verdict ? { ...caller, credentialError: verdict.error } : { ...caller, webId: verdict.webId };
+      if ('webId' in verdict) return { ...caller, webId: verdict.webId };
+      return { ...caller, credentialError: verdict.error, credentialChallenge: { scheme: verifier.scheme, code: verdict.code ?? 'invalid_token' } };
     }
     return { ...caller, credentialError: `the ${scheme} credentials were not issued by any issuer this server accepts` };
   };

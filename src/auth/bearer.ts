@@ -1,15 +1,11 @@
-import type * as Jose from 'jose';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { CredentialVerifier } from './authenticate.ts';
+import { jose } from './jose.ts';
 
 /** Our tokens name this issuer and audience, so no other JWT signed elsewhere with HS256 passes. */
 const ISSUER = 'urn:svc:bearer';
 const ALGORITHM = 'HS256';
 const VERIFIED_TOKENS = 10_000;
-
-/** jose is loaded with the first token seen: a server that only serves public data never needs it. */
-let library: Promise<typeof Jose> | null = null;
-const jose = () => (library ??= import('jose'));
 
 /** Signs a token for a WebID on this server, valid for `ttlSeconds`. */
 export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: number, nowMs: number): Promise<string> {

@@ -8,6 +8,7 @@ import { ensureRootAcl } from '../wac/root-acl.ts';
 import { WebAccessControl } from '../wac/web-access-control.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { bearerVerifier } from './bearer.ts';
+import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
 
 /** Who is calling and what they may do, plus the startup work both need. */
@@ -15,14 +16,22 @@ export interface Security {
   /** The platform with its storage watched for ACL writes (validation and cache invalidation). */
   platform: Platform;
   access: AccessControl;
-  /** The server's own bearer tokens; features add other kinds of credentials. */
-  bearer: CredentialVerifier;
+  /**
+   * The credentials every configuration accepts, in the order they are asked: DPoP-bound tokens sent as
+   * Bearer are refused, the server's own bearer tokens, Solid-OIDC DPoP tokens from any issuer. Features
+   * add other kinds.
+   */
+  credentials: readonly CredentialVerifier[];
   tokenKey(): Promise<Uint8Array>;
   /** Root ACL, pod registry and signing key; runs once, however often it is called. */
   init(): Promise<void>;
 }
 
-export function createSecurity(config: Config, base: Platform): Security {
+/**
+ * `local` answers a request with the server's own handlers: the DPoP verifier reads WebID profiles and
+ * issuer documents on the server's own origin through it.
+ */
+export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
   const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now);
@@ -43,5 +52,6 @@ export function createSecurity(config: Config, base: Platform): Security {
       started = null;
       throw error;
     }));
-  return { platform, access: wac ?? allowEverything, bearer: bearerVerifier(tokenKey, now), tokenKey, init };
+  const credentials = [boundTokenAsBearer, bearerVerifier(tokenKey, now), dpopVerifier({ platform: base, now, local })];
+  return { platform, access: wac ?? allowEverything, credentials, tokenKey, init };
 }

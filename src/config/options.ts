@@ -71,6 +71,7 @@ export const OPTIONS = [
   { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP per 24 hours (0 = no limit)' },
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'string', arg: '<names>', default: undefined, help: 'host names (comma-separated, each optionally with :port) the server answers to; others get 421. Set it wherever untrusted clients can reach the server: the Host header decides which absolute IRIs in ACLs count as this server\'s' },
   { key: 'trustProxy', flag: 'trust-proxy', kind: 'boolean', default: false, help: 'take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it)' },
+  { key: 'allowPrivateFetch', flag: 'allow-private-fetch', kind: 'boolean', default: false, help: 'let server-side fetches (issuer discovery, JWKS, WebID profiles) reach loopback, private and link-local addresses; for local setups and tests only' },
   { key: 'quiet', flag: 'quiet', short: 'q', kind: 'boolean', default: false, help: 'suppress the request log' },
 ] as const satisfies readonly OptionSpec[];
 

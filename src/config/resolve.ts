@@ -122,14 +122,18 @@ export function unavailableFeatures(config: Config): string[] {
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
- * What a runtime prints at startup about the configuration: options of features not built yet, and, for a
- * server bound beyond loopback without `--allowed-hosts`, that any Host header is answered. `boundTo` is the
+ * What a runtime prints at startup about the configuration: options of features not built yet, for a
+ * server bound beyond loopback without `--allowed-hosts`, that any Host header is answered, and a warning
+ * when `--allow-private-fetch` lifts the address rule of the outbound fetch. `boundTo` is the
  * address the runtime listens on; runtimes whose platform routes host names itself (Workers) leave it out.
  */
 export function startupNotices(config: Config, boundTo?: string): string[] {
   const notices = unavailableFeatures(config).map((feature) => `notice: ${feature} is not available yet in this version; the option is ignored.`);
   if (boundTo !== undefined && !config.allowedHosts && !LOOPBACK_HOSTS.has(boundTo)) {
     notices.push('notice: --allowed-hosts is not set, so requests for any host name are answered; set it (e.g. --allowed-hosts pods.example.org) wherever untrusted clients can reach this server (see docs/access-control.md).');
+  }
+  if (config.allowPrivateFetch) {
+    notices.push('warning: --allow-private-fetch is on, so server-side fetches (issuer discovery, JWKS, WebID profiles) may reach loopback, private and link-local addresses, cloud metadata endpoints included; use it only for local setups and tests.');
   }
   return notices;
 }

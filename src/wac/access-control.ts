@@ -1,3 +1,4 @@
+import type { CredentialErrorCode } from '../auth/authenticate.ts';
 import type { AccessMode, AccessRequirement } from './modes.ts';
 import { ALL_MODES } from './modes.ts';
 
@@ -11,6 +12,8 @@ export interface Caller {
   serverOrigin?: string;
   /** Why credentials that came with the request were not accepted (the caller is then anonymous). */
   credentialError?: string;
+  /** The scheme whose verifier refused the credentials and its error code, for the `WWW-Authenticate` challenge. */
+  credentialChallenge?: { scheme: string; code: CredentialErrorCode };
 }
 
 /** The authorization step the LDP handlers call before they touch storage. */

@@ -18,11 +18,16 @@ function subjectOf(caller: Caller): Subject {
   };
 }
 
-/** `WWW-Authenticate` for a 401: both schemes a client may use, and why a sent token failed. */
+/**
+ * `WWW-Authenticate` for a 401: both schemes a client may use, and on the scheme whose credentials failed,
+ * the error code and why (`invalid_token`, or `invalid_dpop_proof` for a DPoP proof: RFC 9449 §7.1).
+ */
 export function authenticateChallenge(caller: Caller): string {
   const realm = `realm="${caller.serverOrigin ?? 'svc'}"`;
-  const error = caller.credentialError ? `, error="invalid_token", error_description="${caller.credentialError.replace(/["\\]/g, '')}"` : '';
-  return `Bearer ${realm}${error}, DPoP ${realm}`;
+  const failed = caller.credentialError ? (caller.credentialChallenge ?? { scheme: 'bearer', code: 'invalid_token' }) : null;
+  const error = (scheme: string) =>
+    failed?.scheme === scheme ? `, error="${failed.code}", error_description="${caller.credentialError!.replace(/["\\]/g, '')}"` : '';
+  return `Bearer ${realm}${error('bearer')}, DPoP ${realm}${error('dpop')}`;
 }
 
 function denied(caller: Caller, requirement: AccessRequirement): HttpProblem {

@@ -79,4 +79,9 @@ describe('startupNotices', () => {
     expect(notice({})).toBe('');
     expect(notice({ git: true }, '::1')).toContain('--git');
   });
+
+  it('warn when --allow-private-fetch lifts the address rule of server-side fetches', () => {
+    expect(startupNotices(resolveConfig({ flags: { allowPrivateFetch: true } }), '127.0.0.1').join('\n')).toMatch(/^warning: --allow-private-fetch is on/);
+    expect(startupNotices(resolveConfig({ env: { SVC_ALLOW_PRIVATE_FETCH: 'true' } })).join('\n')).toContain('--allow-private-fetch');
+  });
 });

@@ -1,3 +1,5 @@
+import type { Platform } from '../../src/platform.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp, type TestApp } from '../support/app.ts';
 
 export const ACL_PREFIXES = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
@@ -11,8 +13,8 @@ export interface PodWorld extends TestApp {
 }
 
 /** A WAC-enforcing app (not --public) with one pod per name, and a way to call it as each owner. */
-export async function podWorld(names: readonly string[], flags: Record<string, unknown> = {}): Promise<PodWorld> {
-  const test = makeApp({ public: false, ...flags });
+export async function podWorld(names: readonly string[], flags: Record<string, unknown> = {}, platform: Partial<Platform> = {}): Promise<PodWorld> {
+  const test = makeApp({ public: false, ...flags }, new MemoryDriver(), platform);
   const tokens: Record<string, string> = {};
   for (const name of names) {
     const response = await test.request('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });

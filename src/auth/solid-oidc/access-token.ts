@@ -1,0 +1,82 @@
+import { jose } from '../jose.ts';
+import { ASYMMETRIC_ALGORITHMS } from './algorithms.ts';
+import type { IssuerKeys } from './issuer-keys.ts';
+import { invalidToken } from './refusal.ts';
+
+/** The audience every Solid-OIDC access token must name (Solid-OIDC §8). */
+export const SOLID_AUDIENCE = 'solid';
+/** Leeway for `exp`, `nbf` and `iat` of access tokens: clocks of issuer and server differ a little. */
+const CLOCK_TOLERANCE_SECONDS = 5;
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+/** What a verified access token vouches for. */
+export interface VerifiedAccessToken {
+  issuer: string;
+  webId: string;
+  /** Thumbprint of the key the token is bound to (`cnf.jkt`): the DPoP proofs must be signed with it. */
+  jkt: string;
+  expiresMs: number;
+}
+
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+async function reasonOf(error: unknown): Promise<string> {
+  const { errors } = await jose();
+  if (error instanceof errors.JWTExpired) return 'the access token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') return `the access token is not meant for this server (its aud does not include "${SOLID_AUDIENCE}")`;
+  if (error instanceof errors.JWTClaimValidationFailed) return `the access token's ${error.claim} claim is not valid: ${error.message}`;
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'the access token is not signed with an accepted asymmetric algorithm';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the access token signature is not valid';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'no key of the issuer matches the access token';
+  if (error instanceof errors.JOSEError) return `the access token is malformed (${error.message})`;
+  return `the access token could not be verified (${(error as Error).message})`;
+}
+
+/**
+ * Verifies a Solid-OIDC access token: signed by its issuer (keys discovered from `iss`), unexpired, for the
+ * audience `solid`, bound to a key (`cnf.jkt`), naming a WebID (`webid`, or a URL `sub`). Throws a
+ * `CredentialRefusal` (`invalid_token`).
+ */
+export async function verifyAccessToken(token: string, keys: IssuerKeys, serverOrigin: string, nowMs: number): Promise<VerifiedAccessToken> {
+  if (!COMPACT_JWS.test(token)) throw invalidToken('the DPoP access token must be a signed JWT');
+  const { decodeJwt, jwtVerify } = await jose();
+  let issuer: unknown;
+  try {
+    issuer = decodeJwt(token).iss;
+  } catch {
+    throw invalidToken('the DPoP access token cannot be read');
+  }
+  if (!isHttpUrl(issuer)) throw invalidToken('the access token names no issuer URL (iss)');
+  let getKey;
+  try {
+    getKey = await keys.keysOf(issuer, serverOrigin);
+  } catch (error) {
+    throw invalidToken(`the keys of the issuer ${issuer} are not available: ${(error as Error).message}`);
+  }
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, getKey, {
+      algorithms: [...ASYMMETRIC_ALGORITHMS],
+      issuer,
+      audience: SOLID_AUDIENCE,
+      requiredClaims: ['exp'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: new Date(nowMs),
+    }));
+  } catch (error) {
+    throw invalidToken(await reasonOf(error));
+  }
+  const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;
+  if (typeof jkt !== 'string') throw invalidToken('the access token is not bound to a key (no cnf.jkt)');
+  const webId = isHttpUrl(payload.webid) ? payload.webid : isHttpUrl(payload.sub) ? payload.sub : null;
+  if (webId === null) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
+  return { issuer, webId, jkt, expiresMs: payload.exp! * 1000 };
+}
