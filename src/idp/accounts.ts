@@ -14,7 +14,7 @@ export interface Account {
   podName: string;
   password: PasswordHash;
   created: string;
-  /** Sessions begun before this moment end (changing the password logs out everywhere). */
+  /** Sessions carry this value: changing the password ends every session begun before (logs out everywhere). */
   passwordChanged: string;
 }
 

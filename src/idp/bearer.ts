@@ -5,8 +5,8 @@ import { SIGNING_ALGORITHM, type SigningKey } from './keys.ts';
 
 /**
  * `Authorization: Bearer <token>` with an access token of this identity provider (from `/idp/credentials`
- * without a DPoP proof). Tokens signed by any other key are left to the next verifier (null); a DPoP-bound
- * token is refused, since without its proof anyone holding it could use it.
+ * without a DPoP proof). Tokens signed by any other key are left to the next verifier (null); DPoP-bound
+ * tokens sent as Bearer never get here (src/auth/solid-oidc/verifier.ts refuses them first).
  */
 export function idpBearerVerifier(config: Config, signingKey: () => Promise<SigningKey>, now: () => number): CredentialVerifier {
   return {
@@ -28,7 +28,6 @@ export function idpBearerVerifier(config: Config, signingKey: () => Promise<Sign
           audience: 'solid',
           currentDate: new Date(now()),
         });
-        if (payload.cnf) return { error: 'this access token is DPoP-bound: send it as "Authorization: DPoP <token>" with a DPoP proof' };
         if (typeof payload.webid !== 'string') return { error: 'the access token names no WebID' };
         return { webId: payload.webid };
       } catch (error) {

@@ -1,7 +1,7 @@
 import type { Config } from '../config/options.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import type { ClientStore } from './clients.ts';
-import type { ProofReplayCache } from './dpop-proof.ts';
+import type { DpopProofVerifier } from './dpop-proof.ts';
 import type { GrantStore } from './grants.ts';
 import type { SigningKey } from './keys.ts';
 import type { Sessions } from './session.ts';
@@ -13,7 +13,7 @@ export interface IdpContext {
   readonly clients: ClientStore;
   readonly grants: GrantStore;
   readonly sessions: Sessions;
-  readonly proofs: ProofReplayCache;
+  readonly proofs: DpopProofVerifier;
   signingKey(): Promise<SigningKey>;
   /** `POST /.pods` as the app answers it, for registration. */
   createPod(request: Request): Promise<Response>;

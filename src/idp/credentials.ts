@@ -2,7 +2,7 @@ import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { webIdOf, type IdpContext } from './context.ts';
-import { verifyDpopProof } from './dpop-proof.ts';
+import { dpopKeyOf } from './dpop-proof.ts';
 import { endpointOf, issuerFor } from './issuer.ts';
 import { CREDENTIALS_PATH } from './paths.ts';
 import { ACCESS_TOKEN_SECONDS, mintAccessToken } from './tokens.ts';
@@ -23,8 +23,7 @@ export async function handleCredentials(idp: IdpContext, request: Request): Prom
   if (typeof fields.email !== 'string' || typeof fields.password !== 'string') {
     throw new HttpProblem(400, 'The body must be a JSON object with "email" and "password" strings.', { type: 'invalid-credentials-request' });
   }
-  const proof = request.headers.get('dpop');
-  const jkt = proof ? await verifyDpopProof(proof, request, idp.proofs, idp.now()) : undefined;
+  const jkt = await dpopKeyOf(idp.proofs, request, idp.now());
   const account = await idp.accounts.login(fields.email, fields.password);
   if (!account) throw new HttpProblem(401, 'The email or the password is wrong.', { type: 'invalid-login' });
   const issuer = issuerFor(idp.config, request);

@@ -1,9 +1,8 @@
+import { ASYMMETRIC_ALGORITHMS } from '../auth/solid-oidc/algorithms.ts';
 import { SIGNING_ALGORITHM } from './keys.ts';
 import { AUTH_PATH, CLIENT_REGISTRATION_PATH, JWKS_PATH, TOKEN_PATH } from './paths.ts';
 import { endpointOf } from './issuer.ts';
 
-/** Algorithms the token endpoint accepts in DPoP proofs. */
-export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'];
 
 /** The OpenID Provider metadata (OIDC Discovery 1.0, RFC 8414) with what Solid-OIDC clients look for. */
 export function discoveryDocument(issuer: string): Record<string, unknown> {
@@ -19,7 +18,7 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+    dpop_signing_alg_values_supported: [...ASYMMETRIC_ALGORITHMS],
     id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
     subject_types_supported: ['public'],
     claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'azp', 'webid', 'nonce'],

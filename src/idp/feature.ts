@@ -15,7 +15,8 @@ import { ClientStore } from './clients.ts';
 import type { IdpContext } from './context.ts';
 import { handleCredentials } from './credentials.ts';
 import { discoveryDocument } from './discovery.ts';
-import { ProofReplayCache } from './dpop-proof.ts';
+import { DpopProofVerifier } from './dpop-proof.ts';
+import { MemoryReplayCache } from '../auth/solid-oidc/replay-cache.ts';
 import { GrantStore } from './grants.ts';
 import { endpointOf, issuerFor, issuerNotice } from './issuer.ts';
 import { loadOrCreateSigningKey, type SigningKey } from './keys.ts';
@@ -83,7 +84,7 @@ export const idpFeature: Feature = {
       clients: new ClientStore(platform.storage, platform.fetch, now),
       grants: new GrantStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
-      proofs: new ProofReplayCache(),
+      proofs: new DpopProofVerifier(new MemoryReplayCache()),
       signingKey,
       createPod: context.createPod,
       now,

@@ -38,7 +38,8 @@ export class Sessions {
   async start(request: Request, account: Account): Promise<string> {
     const { SignJWT } = await import('jose');
     const now = Math.floor(this.#now() / 1000);
-    const jwt = await new SignJWT({})
+    // The password's change time goes along: a session of an older password is no session.
+    const jwt = await new SignJWT({ pwd: account.passwordChanged })
       .setProtectedHeader({ alg: 'HS256' })
       .setAudience(SESSION_AUDIENCE)
       .setSubject(account.id)
@@ -60,7 +61,7 @@ export class Sessions {
     try {
       const { payload } = await jwtVerify(value, await this.#key(), { algorithms: ['HS256'], audience: SESSION_AUDIENCE, currentDate: new Date(this.#now()) });
       const account = payload.sub ? await this.#accounts.get(payload.sub) : null;
-      if (!account || (payload.iat ?? 0) * 1000 < Date.parse(account.passwordChanged) - 999) return null;
+      if (!account || payload.pwd !== account.passwordChanged) return null;
       return { account, authTime: payload.iat! };
     } catch {
       return null;

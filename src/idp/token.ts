@@ -3,7 +3,7 @@ import { toBase64Url } from '../http/base64url.ts';
 import type { Account } from './accounts.ts';
 import { secretMatches, type Client } from './clients.ts';
 import { webIdOf, type IdpContext } from './context.ts';
-import { verifyDpopProof } from './dpop-proof.ts';
+import { dpopKeyOf } from './dpop-proof.ts';
 import { readForm } from './form.ts';
 import { issuerFor } from './issuer.ts';
 import { oauthError } from './oauth-error.ts';
@@ -77,8 +77,7 @@ export async function handleToken(idp: IdpContext, request: Request): Promise<Re
   if (!secretMatches(client, secret === null ? null : await sha256(secret))) {
     throw oauthError(401, 'invalid_client', 'The client authentication failed (wrong or missing client_secret).', { 'WWW-Authenticate': 'Basic' });
   }
-  const proof = request.headers.get('dpop');
-  const jkt = proof ? await verifyDpopProof(proof, request, idp.proofs, idp.now()) : undefined;
+  const jkt = await dpopKeyOf(idp.proofs, request, idp.now());
 
   switch (form.grant_type) {
     case 'authorization_code': {
