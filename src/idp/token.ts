@@ -60,7 +60,11 @@ async function tokenAnswer(
     scope,
   };
   if (options.idToken) body.id_token = await mintIdToken(key, issuer, { ...grant, nonce: options.nonce, authTime: options.authTime }, idp.now());
-  if (options.refresh) body.refresh_token = await idp.grants.refreshTokens.issue({ clientId: client.clientId, accountId: account.id, scope, ...(jkt && { jkt }) });
+  if (options.refresh) {
+    // RFC 9449 §5: a public client's refresh token is bound to its DPoP key; a confidential client's to its secret.
+    const bind = jkt && !client.secretHash ? { jkt } : {};
+    body.refresh_token = await idp.grants.refreshTokens.issue({ clientId: client.clientId, accountId: account.id, scope, ...bind });
+  }
   return Response.json(body, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
 }
 

@@ -75,7 +75,7 @@ describe('authorization-code flow with PKCE', () => {
     const { payload: id } = await jwtVerify(body.id_token, jwks, { issuer: `${BASE}/`, audience: client.client_id });
     expect(id).toMatchObject({ webid: `${BASE}/alice/#me`, sub: `${BASE}/alice/#me`, azp: client.client_id, nonce: 'n0nce' });
 
-    // Refresh: a new pair, the old refresh token used up, bound to the same DPoP key.
+    // Refresh: a new pair, the old refresh token used up; the new access token is bound to the proof's key.
     const refreshed = await token(app, { grant_type: 'refresh_token', refresh_token: body.refresh_token }, { authorization: basic(client.client_id, client.client_secret!), dpop: await key.proof('POST', TOKEN_URL) });
     expect(refreshed.status).toBe(200);
     const next = await refreshed.json();
@@ -84,9 +84,8 @@ describe('authorization-code flow with PKCE', () => {
     const reused = await token(app, { grant_type: 'refresh_token', refresh_token: body.refresh_token }, { authorization: basic(client.client_id, client.client_secret!), dpop: await key.proof('POST', TOKEN_URL) });
     expect(reused.status).toBe(400);
     expect((await reused.json()).error).toBe('invalid_grant');
-    const otherKey = await dpopKey();
-    const stolen = await token(app, { grant_type: 'refresh_token', refresh_token: next.refresh_token }, { authorization: basic(client.client_id, client.client_secret!), dpop: await otherKey.proof('POST', TOKEN_URL) });
-    expect(stolen.status).toBe(400);
+    const withoutSecret = await token(app, { grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: client.client_id }, { dpop: await key.proof('POST', TOKEN_URL) });
+    expect(withoutSecret.status).toBe(401);
   });
 
   it('works for the public client without a secret', async () => {
@@ -97,6 +96,12 @@ describe('authorization-code flow with PKCE', () => {
     const key = await dpopKey();
     const response = await token(app, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: publicClient }, { dpop: await key.proof('POST', TOKEN_URL) });
     expect(response.status).toBe(200);
+    const { refresh_token } = await response.json();
+    // A public client's refresh token is bound to its DPoP key (RFC 9449 §5): another key cannot use it.
+    const otherKey = await dpopKey();
+    const stolen = await token(app, { grant_type: 'refresh_token', refresh_token, client_id: publicClient }, { dpop: await otherKey.proof('POST', TOKEN_URL) });
+    expect(stolen.status).toBe(400);
+    expect((await stolen.json()).error).toBe('invalid_grant');
   });
 
   describe('refusals', () => {
