@@ -60,6 +60,8 @@ function routes(idp: IdpContext): (app: Hono) => void {
     app.post(CLIENT_CREDENTIALS_PATH, (c) => createCredentialJson(idp, c.req.raw));
     app.get(CLIENT_CREDENTIALS_PATH, (c) => listCredentialsJson(idp, c.req.raw));
     app.delete(`${CLIENT_CREDENTIALS_PATH}/:id`, (c) => revokeCredentialJson(idp, c.req.raw, c.req.param('id')));
+    // CORS preflights of browser apps (token endpoint, registration); the CORS middleware adds the headers.
+    app.options('/idp/*', () => new Response(null, { status: 204 }));
     app.all('/idp/*', (c) => {
       throw new HttpProblem(404, `The identity provider has no endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`, { type: 'not-found' });
     });
