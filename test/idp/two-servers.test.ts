@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSvc, type RunningSvc } from '../support/server.ts';
-import { dpopKey, PASSWORD } from './support.ts';
+import { cookiesFrom, dpopKey, hiddenField, PASSWORD, pkce } from './support.ts';
 
 const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -69,5 +69,43 @@ describe('a token of server A at server B', () => {
     }
     expect(refused, 'B kept accepting the token').not.toBeNull();
     expect((await refused!.json()).detail).toMatch(/does not list/);
+  }, 60_000);
+
+  it('A logs in an app whose client_id is a Client ID Document on B, and only to its redirect_uris', async () => {
+    expect((await fetch(`${a.base}/.pods`, json({ name: 'carol', email: 'carol@example.org', password: PASSWORD }))).status).toBe(201);
+    const dave = await (await fetch(`${b.base}/.pods`, json({ name: 'dave' }))).json();
+    const clientId = `${b.base}/dave/public/app.jsonld`;
+    const redirect = 'http://127.0.0.1:9/app/callback';
+    const document = { '@context': 'https://www.w3.org/ns/solid/oidc-context.jsonld', client_id: clientId, client_name: 'Document App', redirect_uris: [redirect], scope: 'openid webid', grant_types: ['authorization_code'] };
+    const stored = await fetch(clientId, { method: 'PUT', headers: { authorization: `Bearer ${dave.token}`, 'content-type': 'application/ld+json' }, body: JSON.stringify(document) });
+    expect(stored.status).toBe(201);
+
+    const { verifier, challenge } = await pkce();
+    const query = (redirectUri: string) =>
+      new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid webid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const elsewhere = await fetch(`${a.base}/idp/auth?${query('http://127.0.0.1:9/not-listed')}`);
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toContain('is not one the client');
+
+    const login = await fetch(`${a.base}/idp/auth?${query(redirect)}`);
+    expect(login.status).toBe(200);
+    let cookies = cookiesFrom(login);
+    const html = await login.text();
+    expect(html).toContain('Document App');
+    const fields = Object.fromEntries([...html.matchAll(/type="hidden" name="([^"]+)"/g)].map(([, name]) => [name!, hiddenField(html, name!)]));
+    const form = (extra: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies }, body: new URLSearchParams({ ...fields, ...extra }) });
+    const consent = await fetch(`${a.base}/idp/auth`, form({ email: 'carol@example.org', password: PASSWORD }));
+    expect(consent.status).toBe(200);
+    cookies = cookiesFrom(consent, cookies);
+    const back = await fetch(`${a.base}/idp/consent`, form({ decision: 'allow' }));
+    const code = new URL(back.headers.get('location')!).searchParams.get('code')!;
+    const key = await dpopKey();
+    const tokens = await fetch(`${a.base}/idp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await key.proof('POST', `${a.base}/idp/token`) },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, code_verifier: verifier, client_id: clientId }),
+    });
+    expect(tokens.status).toBe(200);
+    expect((await tokens.json()).token_type).toBe('DPoP');
   }, 60_000);
 });
