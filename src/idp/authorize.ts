@@ -74,7 +74,7 @@ function withCookies(response: Response, cookies: (string | null)[]): Response {
   return response;
 }
 
-function consent(idp: IdpContext, request: Request, authorization: AuthorizationRequest, account: Account, csrf: string): Response {
+function consent(request: Request, authorization: AuthorizationRequest, account: Account, csrf: string): Response {
   const body = consentPage({
     csrf,
     request: authorization.fields,
@@ -97,7 +97,7 @@ export async function showAuthorization(idp: IdpContext, request: Request): Prom
   }
   const authorization = await validate(idp, request, query);
   if (authorization instanceof Response) return authorization;
-  if (session) return withCookies(consent(idp, request, authorization, session.account, csrf.value), [csrf.setCookie]);
+  if (session) return withCookies(consent(request, authorization, session.account, csrf.value), [csrf.setCookie]);
   return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name })), [csrf.setCookie]);
 }
 
@@ -114,7 +114,7 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
   }
   const session = await idp.sessions.start(request, account);
   if (!authorization) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH, 'Set-Cookie': session } });
-  return withCookies(consent(idp, request, authorization, account, form.csrf!), [session]);
+  return withCookies(consent(request, authorization, account, form.csrf!), [session]);
 }
 
 /** `POST /idp/consent`: Allow sends the browser back with a code; Deny with `access_denied`. */

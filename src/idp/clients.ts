@@ -1,4 +1,3 @@
-import { HttpProblem } from '../http/problem.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { oauthError } from './oauth-error.ts';
@@ -150,7 +149,7 @@ export class ClientStore {
       if (text.length > MAX_DOCUMENT_BYTES) throw new Error('it is too large');
       document = JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
-      throw oauthError(400, 'invalid_client', `The Client ID Document ${url} could not be read: ${error instanceof HttpProblem || error instanceof Error ? error.message : String(error)}.`);
+      throw oauthError(400, 'invalid_client', `The Client ID Document ${url} could not be read: ${error instanceof Error ? error.message : String(error)}.`);
     }
     if (document.client_id !== url) throw oauthError(400, 'invalid_client', `The Client ID Document at ${url} must name itself as "client_id".`);
     const redirects = document.redirect_uris;
