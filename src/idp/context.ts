@@ -1,3 +1,4 @@
+import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config/options.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import type { ClientStore } from './clients.ts';
@@ -17,6 +18,8 @@ export interface IdpContext {
   signingKey(): Promise<SigningKey>;
   /** `POST /.pods` as the app answers it, for registration. */
   createPod(request: Request): Promise<Response>;
+  /** Who sends a request (the owner's bearer token claims the single-user pod's account). */
+  authenticate: Authenticator;
   now(): number;
   log(line: string): void;
 }

@@ -89,6 +89,7 @@ export const idpFeature: Feature = {
       proofs: new DpopProofVerifier(new MemoryReplayCache()),
       signingKey,
       createPod: context.createPod,
+      authenticate: context.authenticate,
       now,
       log: context.log,
     };
@@ -118,6 +119,7 @@ export const idpFeature: Feature = {
       async init() {
         await signingKey();
         context.log(issuerNotice(config));
+        if (config.singleUser) context.log('idp: the single-user pod gets its account at /idp/register, with the owner token printed at first start');
       },
     };
   },

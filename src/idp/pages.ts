@@ -76,6 +76,8 @@ ${hidden({ ...view.request, csrf: view.csrf })}
 export interface RegisterView {
   csrf: string;
   inviteOnly: boolean;
+  /** Single-user mode: the owner makes the one pod's account with the owner token; no pod name. */
+  singleUser: boolean;
   email?: string;
   name?: string;
   invite?: string;
@@ -83,16 +85,20 @@ export interface RegisterView {
 }
 
 export function registerPage(view: RegisterView): string {
-  const invite = view.inviteOnly
+  const invite = view.inviteOnly && !view.singleUser
     ? `<label for="invite">Invite code</label><input id="invite" name="invite" required autocomplete="off" value="${escapeHtml(view.invite ?? '')}">`
     : '';
-  return `<p>An account comes with a pod and a WebID.</p>
+  const pod = view.singleUser
+    ? `<label for="token">Owner token (printed when the server made the pod, or <code>svc token</code>)</label><input id="token" name="token" required autocomplete="off">`
+    : `<label for="name">Pod name (lower-case letters, digits, - and _)</label><input id="name" name="name" required pattern="[a-z0-9_\\-]{1,63}" value="${escapeHtml(view.name ?? '')}">`;
+  const intro = view.singleUser ? '<p>This server has one pod. Its owner makes the account to log in with.</p>' : '<p>An account comes with a pod and a WebID.</p>';
+  return `${intro}
 ${errorBox(view.error)}
 <form method="post" action="${REGISTER_PATH}">
 ${hidden({ csrf: view.csrf })}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(view.email ?? '')}">
 <label for="password">Password (at least 8 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
-<label for="name">Pod name (lower-case letters, digits, - and _)</label><input id="name" name="name" required pattern="[a-z0-9_\\-]{1,63}" value="${escapeHtml(view.name ?? '')}">
+${pod}
 ${invite}
 <button type="submit">Register</button>
 </form>

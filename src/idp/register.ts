@@ -5,18 +5,27 @@ import type { IdpContext } from './context.ts';
 import { isForm, readForm } from './form.ts';
 import { page, registeredPage, registerPage } from './pages.ts';
 import { checkCsrf, csrfFor } from './session.ts';
+import { registerSingleUserOwner } from './single-user.ts';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
 export function showRegistration(idp: IdpContext, request: Request): Response {
   const csrf = csrfFor(request);
-  const response = page('Register', registerPage({ csrf: csrf.value, inviteOnly: idp.config.inviteOnly }));
+  const response = page('Register', registerPage({ csrf: csrf.value, inviteOnly: idp.config.inviteOnly, singleUser: idp.config.singleUser }));
   if (csrf.setCookie) response.headers.append('Set-Cookie', csrf.setCookie);
   return response;
 }
 
-/** Creates the account and its pod through `POST /.pods` (so invites, quotas and profile hooks apply alike). */
+/**
+ * Creates the account and its pod through `POST /.pods` (so invites, quotas and profile hooks apply alike);
+ * in single-user mode, the account of the one pod, for its owner.
+ */
 async function createThroughPods(idp: IdpContext, request: Request, fields: Record<string, unknown>): Promise<Response> {
+  if (idp.config.singleUser) {
+    const header = request.headers.get('authorization');
+    const token = typeof fields.token === 'string' && fields.token ? fields.token : header && /^bearer\s/i.test(header) ? header.slice(7).trim() : null;
+    return registerSingleUserOwner(idp, request, fields, token);
+  }
   const podRequest = new Request(new URL('/.pods', request.url), {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -35,7 +44,7 @@ export async function submitRegistration(idp: IdpContext, request: Request): Pro
   }
   const form = await readForm(request);
   checkCsrf(request, form.csrf);
-  const view = { csrf: form.csrf!, inviteOnly: idp.config.inviteOnly, email: form.email, name: form.name, invite: form.invite };
+  const view = { csrf: form.csrf!, inviteOnly: idp.config.inviteOnly, singleUser: idp.config.singleUser, email: form.email, name: form.name, invite: form.invite };
   try {
     const created = (await (await createThroughPods(idp, request, form)).json()) as { webId: string; podUri: string };
     return page('Your account is ready', registeredPage(created.webId, created.podUri), 201);

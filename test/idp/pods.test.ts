@@ -121,11 +121,21 @@ describe('/idp/register', () => {
     expect((await invites.list())[1]!.uses).toBe(0);
   });
 
-  it('is closed in single-user mode', async () => {
-    const { app, request } = makeApp({ idp: true, singleUser: true });
-    await app.init();
-    expect((await request('/idp/register', json({ name: 'x', email: 'x@example.org', password: PASSWORD }))).status).toBe(403);
+  it('in single-user mode makes only the owner\'s account, with the owner token, and no pod', async () => {
+    const { app, request, storage } = makeApp({ idp: true, singleUser: true });
+    const { token } = await app.singleUserPod!();
     expect(await issuersOf(request, '/me/', `${BASE}/me/`)).toEqual([`${BASE}/`]);
+    expect((await request('/idp/register', json({ name: 'x', email: 'x@example.org', password: PASSWORD }))).status).toBe(403);
+    expect((await request('/idp/register', json({ email: 'x@example.org', password: PASSWORD, token: 'not.a.token' }))).status).toBe(403);
+    expect(await (await request('/idp/register')).text()).toContain('name="token"');
+    const made = await request('/idp/register', json({ email: 'owner@example.org', password: PASSWORD }, { authorization: `Bearer ${token}` }));
+    expect(made.status).toBe(201);
+    expect(await made.json()).toMatchObject({ webId: `${BASE}/me/#me`, podUri: `${BASE}/me/`, loginUrl: `${BASE}/idp/auth` });
+    expect(await storage.head('/x/')).toBeNull();
+    const login = await (await request('/idp/credentials', json({ email: 'owner@example.org', password: PASSWORD }))).json();
+    expect(login.webid).toBe(`${BASE}/me/#me`);
+    expect((await request('/me/private/', { headers: { authorization: `Bearer ${login.access_token}` } })).status).toBe(200);
+    expect((await request('/.pods', json({ name: 'y', email: 'y@example.org', password: PASSWORD }))).status).toBe(403);
   });
 });
 
