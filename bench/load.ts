@@ -1,4 +1,5 @@
 /** One measurement: a workload against a server for a fixed time with autocannon, on loopback. */
+import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import type { Target, Workload } from './workloads.ts';
 
@@ -11,6 +12,19 @@ export interface Measurement {
   failures: number;
   /** The non-2xx statuses seen, with counts, e.g. "401×3". */
   unexpectedStatuses: string[];
+  /** CPU time (user + system) the server process spent per answered request, in microseconds; null where /proc is missing. */
+  cpuPerRequestUs: number | null;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** User + system CPU time of a process so far, in microseconds (fields 14 and 15 of /proc/<pid>/stat). */
+async function cpuTimeUs(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!stat) return null;
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
 
 const TIMEOUT_SECONDS = 10;
@@ -36,18 +50,28 @@ function expectNoBodies(client: unknown): void {
   });
 }
 
-export async function measure(base: string, workload: Workload, target: Target | null, options: { duration: number; connections: number }): Promise<Measurement> {
+export async function measure(
+  base: string,
+  workload: Workload,
+  target: Target | null,
+  options: { duration: number; connections: number; pid?: number },
+): Promise<Measurement> {
   const url = target ? workload.url(target) : `${base}/`;
+  const headers = target ? workload.headers(target) : {};
+  const perRequest = target && workload.perRequest ? () => workload.perRequest!(target) : null;
+  const cpuBefore = options.pid === undefined ? null : await cpuTimeUs(options.pid);
   const result = await autocannon({
     url,
     method: workload.method,
-    headers: target ? workload.headers(target) : {},
+    headers,
     body: workload.body,
     connections: options.connections,
     duration: options.duration,
     timeout: TIMEOUT_SECONDS,
     ...(workload.method === 'HEAD' && { setupClient: expectNoBodies }),
+    ...(perRequest && { requests: [{ method: workload.method, setupRequest: (request) => ({ ...request, headers: { ...headers, ...perRequest() } }) }] }),
   });
+  const cpuAfter = options.pid === undefined ? null : await cpuTimeUs(options.pid);
   const statuses = Object.entries((result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})
     .filter(([status]) => !status.startsWith('2'))
     .map(([status, { count }]) => `${status}×${count}`);
@@ -59,5 +83,6 @@ export async function measure(base: string, workload: Workload, target: Target |
     // A run in which nothing was answered at all is a failure too, not a speed of zero.
     failures: result.non2xx + result.errors + result.timeouts + (answered === 0 ? 1 : 0),
     unexpectedStatuses: answered === 0 ? [...statuses, `no answer within ${TIMEOUT_SECONDS} s`] : statuses,
+    cpuPerRequestUs: cpuBefore !== null && cpuAfter !== null && answered > 0 ? (cpuAfter - cpuBefore) / answered : null,
   };
 }

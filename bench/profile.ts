@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure } from './load.ts';
 import { OURS, startServer } from './servers.ts';
+import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { seedPod, WORKLOADS } from './workloads.ts';
 
 const { values, positionals } = parseArgs({
@@ -46,12 +47,15 @@ const server = await startServer({
   },
 });
 let result;
+let dpop: BenchDpop | undefined;
 try {
-  const target = await seedPod(await OURS.createOwner!(server.base));
+  dpop = await startBenchDpop();
+  const target = await seedPod(await OURS.createOwner!(server.base), dpop);
   await measure(server.base, workload, target, { duration: 1, connections: Math.min(8, Number(values.connections)) });
   result = await measure(server.base, workload, target, { duration, connections: Number(values.connections) });
 } finally {
   await server.stop();
+  await dpop?.close();
 }
 console.log(`${workload.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, failures ${result.failures}`);
 

@@ -15,6 +15,8 @@ export interface WorkloadRow {
   p99: number;
   failures: number;
   statuses: string[];
+  /** Server CPU time per answered request (median of the rounds), in microseconds. */
+  cpuPerRequestUs: number | null;
 }
 
 interface ReportInput {
@@ -57,6 +59,8 @@ export function markdownReport({ servers, rows, scaling, settings }: ReportInput
     lines.push(`| ${cells.join(' | ')} |`);
   }
   if (ceiling) lines.push('', `Ceiling (bare Hono on Node, same 1 KB body, no storage or access control): ${speed(ceiling)}.`);
+  const cpu = workloads.map((workload) => [workload, find(workload, OURS)?.cpuPerRequestUs] as const).filter(([, us]) => typeof us === 'number');
+  if (cpu.length > 0) lines.push('', `svc server CPU per request (user + system, median of the rounds): ${cpu.map(([workload, us]) => `${workload} ${us!.toFixed(0)} µs`).join('; ')}.`);
   lines.push('', '| server | spawn to first 200 | peak RSS | RSS after the run |', '|---|---|---|---|');
   for (const server of servers) lines.push(`| ${server.name} | ${server.startupMs.toFixed(0)} ms | ${mb(server.peakRssMb)} | ${mb(server.rssAfterMb)} |`);
   if (scaling.length === 2) {

@@ -8,6 +8,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
@@ -90,7 +91,8 @@ const specs = [OURS, CEILING, ...(values.peers ? [JSS, CSS] : [])];
 if (values.peers) ensurePeersInstalled(log);
 
 const contenders: Contender[] = [];
-const stopAll = async () => Promise.all(contenders.map((contender) => contender.server.stop()));
+let dpop: BenchDpop | null = null;
+const stopAll = async () => Promise.all([...contenders.map((contender) => contender.server.stop()), dpop?.close()]);
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 try {
@@ -104,11 +106,15 @@ try {
     const { spec } = contender.server;
     if (!spec.createOwner) continue;
     log(`${spec.name}: creating the owner's pod and seeding it (1 KB JSON-LD, Turtle, ${1000}-member container, ACLs)`);
-    contender.target = await seedPod(await spec.createOwner(contender.server.base));
+    // Only svc gets the DPoP reader: its issuer is on loopback, which svc reaches with --allow-private-fetch.
+    if (spec === OURS) dpop = await startBenchDpop();
+    contender.target = await seedPod(await spec.createOwner(contender.server.base), spec === OURS ? dpop! : undefined);
   }
 
   const runsFor = (contender: Contender) =>
-    contender.target ? workloads.map((workload) => ({ workload, target: contender.target! })) : workloads.includes(CEILING_WORKLOAD) ? [{ workload: CEILING_WORKLOAD, target: null }] : [];
+    contender.target
+      ? workloads.filter((workload) => !workload.runsOn || workload.runsOn(contender.target!)).map((workload) => ({ workload, target: contender.target! }))
+      : workloads.includes(CEILING_WORKLOAD) ? [{ workload: CEILING_WORKLOAD, target: null }] : [];
   const measurements = new Map<string, Measurement[]>();
   const record = (server: string, workload: string, measurement: Measurement) => {
     const key = `${server}\u0000${workload}`;
@@ -134,9 +140,10 @@ try {
       for (const contender of order) {
         const run = runsFor(contender).find((entry) => entry.workload === workload);
         if (!run) continue;
-        const result = await measure(contender.server.base, workload, run.target, { duration, connections });
+        const result = await measure(contender.server.base, workload, run.target, { duration, connections, pid: contender.server.pid });
         record(contender.server.spec.name, workload.name, result);
-        log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+        const cpu = result.cpuPerRequestUs === null ? '' : `  server CPU ${result.cpuPerRequestUs.toFixed(0)} µs/req`;
+        log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       }
     }
   }
@@ -159,6 +166,7 @@ try {
         p99: Math.max(...runs.map((run) => run.p99)),
         failures: runs.reduce((sum, run) => sum + run.failures, 0),
         statuses: mergeStatuses(runs.flatMap((run) => run.unexpectedStatuses)),
+        cpuPerRequestUs: runs.every((run) => run.cpuPerRequestUs !== null) ? median(runs.map((run) => run.cpuPerRequestUs!)) : null,
       });
     }
   }

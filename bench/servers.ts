@@ -159,9 +159,10 @@ export const OURS: ServerSpec = {
   name: 'svc',
   solid: true,
   // Quotas off: the POST workload writes tens of megabytes, which the 50MB default would refuse with 507.
+  // Private fetches on: the DPoP workload's issuer and WebID are on loopback.
   command: (port, dataDir) => ({
     executable: process.execPath,
-    args: [join(ROOT, 'bin', 'svc.js'), 'start', '-p', String(port), '-h', '127.0.0.1', '-r', dataDir, '-q', '--no-rate-limit', '--conneg', '--default-quota', '0'],
+    args: [join(ROOT, 'bin', 'svc.js'), 'start', '-p', String(port), '-h', '127.0.0.1', '-r', dataDir, '-q', '--no-rate-limit', '--conneg', '--default-quota', '0', '--allow-private-fetch'],
   }),
   readyPath: '/',
   createOwner: podsEndpointOwner,

@@ -2,6 +2,7 @@
  * What the benchmark puts in each pod and the requests it measures. Every server gets the same data through
  * the Solid protocol itself (PUT, ACL discovery through `Link: rel="acl"`), so no server is set up by hand.
  */
+import type { BenchDpop } from './dpop.ts';
 import type { Owner } from './servers.ts';
 
 function profileDocument(): string {
@@ -35,6 +36,8 @@ export interface Target {
   put: string;
   posts: string;
   patch: string;
+  /** svc only: a WebID of another issuer with Read on the private container, and its DPoP client. */
+  dpop?: BenchDpop;
 }
 
 async function expectOk(response: Response, what: string): Promise<Response> {
@@ -55,10 +58,14 @@ async function aclOf(owner: Owner, url: string): Promise<string> {
   return new URL(match[1]!, url).href;
 }
 
-/** Gives a container an ACL of its own: the owner may do everything, the public only what is listed. */
-async function restrict(owner: Owner, container: string, publicRead: boolean): Promise<void> {
+/**
+ * Gives a container an ACL of its own: the owner may do everything, the public only what is listed, and
+ * `readers` may read.
+ */
+async function restrict(owner: Owner, container: string, publicRead: boolean, readers: readonly string[] = []): Promise<void> {
   const rules = [
     `<#owner> a acl:Authorization; acl:agent <${owner.webId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read, acl:Write, acl:Control.`,
+    ...readers.map((webId, i) => `<#reader${i}> a acl:Authorization; acl:agent <${webId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read.`),
   ];
   if (publicRead) rules.push(`<#public> a acl:Authorization; acl:agentClass foaf:Agent; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read.`);
   const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n${rules.join('\n')}\n`;
@@ -79,8 +86,11 @@ export async function fillContainer(owner: Owner, container: string, count: numb
   await inBatches(count, width, (index) => put(owner, `${container}m${String(index).padStart(5, '0')}.json`, 'application/ld+json', POST_BODY));
 }
 
-/** Puts the benchmark's data into the owner's pod and checks that access control is really in the way. */
-export async function seedPod(owner: Owner): Promise<Target> {
+/**
+ * Puts the benchmark's data into the owner's pod and checks that access control is really in the way. With
+ * `dpop`, its WebID may read the private container, and one request checks that its token is accepted.
+ */
+export async function seedPod(owner: Owner, dpop?: BenchDpop): Promise<Target> {
   const privateDir = `${owner.podUri}bench-private/`;
   const publicDir = `${owner.podUri}bench-public/`;
   const target: Target = {
@@ -91,10 +101,11 @@ export async function seedPod(owner: Owner): Promise<Target> {
     put: `${privateDir}put.json`,
     posts: `${privateDir}posts/`,
     patch: `${privateDir}patch.ttl`,
+    ...(dpop && { dpop }),
   };
   await put(owner, target.small, 'application/ld+json', SMALL_JSON_LD);
   await put(owner, target.publicSmall, 'application/ld+json', SMALL_JSON_LD);
-  await restrict(owner, privateDir, false);
+  await restrict(owner, privateDir, false, dpop ? [dpop.webId] : []);
   await restrict(owner, publicDir, true);
   await put(owner, target.put, 'application/ld+json', SMALL_JSON_LD);
   await put(owner, target.patch, 'text/turtle', TURTLE);
@@ -105,11 +116,19 @@ export async function seedPod(owner: Owner): Promise<Target> {
   await anonymous.body?.cancel();
   if (anonymous.status !== 401 && anonymous.status !== 403) throw new Error(`anonymous GET of a private resource answered ${anonymous.status}: the ACLs are not in force`);
   await expectOk(await fetch(target.publicSmall), 'anonymous GET of the public resource');
+  if (dpop) {
+    const headers = { authorization: `DPoP ${dpop.token}`, dpop: dpop.proof('GET', target.small) };
+    await expectOk(await fetch(target.small, { headers }), 'GET of the private resource with a DPoP token');
+  }
   return target;
 }
 
 export interface Workload {
   name: string;
+  /** Whether a server's target can run it (default: every Solid server). */
+  runsOn?(target: Target): boolean;
+  /** Headers made anew for every request (a DPoP proof), on top of `headers`. */
+  perRequest?(target: Target): Record<string, string>;
   method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'PATCH';
   url(target: Target): string;
   headers(target: Target): Record<string, string>;
@@ -128,6 +147,16 @@ export const WORKLOADS: Workload[] = [
   { name: 'POST create', method: 'POST', url: (t) => t.posts, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: POST_BODY },
   { name: 'PATCH INSERT DATA', method: 'PATCH', url: (t) => t.patch, headers: (t) => asOwner(t, { 'content-type': 'application/sparql-update' }), body: INSERT_DATA },
   { name: 'HEAD small (owner)', method: 'HEAD', url: (t) => t.small, headers: (t) => asOwner(t) },
+  // svc only: a Solid-OIDC token of another issuer with a fresh DPoP proof per request; after the first request
+  // the token's signature, the issuer's keys and the WebID profile come from the caches, the proof never does.
+  {
+    name: 'GET small (DPoP, reader)',
+    method: 'GET',
+    runsOn: (t) => t.dpop !== undefined,
+    url: (t) => t.small,
+    headers: (t) => ({ accept: 'application/ld+json', authorization: `DPoP ${t.dpop!.token}` }),
+    perRequest: (t) => ({ dpop: t.dpop!.proof('GET', t.small) }),
+  },
 ];
 
 /** The workload the ceiling answers: the same body, no storage, no access control. */

@@ -5,8 +5,8 @@
  * the certificate for the host name.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { outboundFetch, type OutboundLimits, type SingleHopFetch } from '../../src/http/outbound-fetch.ts';
@@ -49,12 +49,19 @@ function headersOf(response: IncomingMessage): Headers {
   return headers;
 }
 
-/** One HTTP(S) request over node:http(s) with the guarded lookup; the body is handed on as a web stream. */
+/**
+ * One HTTP(S) request over node:http(s) with the guarded lookup; the body is handed on as a web stream.
+ * Agents of its own without keep-alive: every request makes a new connection through the lookup, never a
+ * pooled socket that another fetch (one without the guard) opened.
+ */
 function nodeHop(lookup: LookupFunction): SingleHopFetch {
+  const agents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
   return (url, init) =>
     new Promise((resolve, reject) => {
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(url, { method: init.method, headers: Object.fromEntries(init.headers), lookup, signal: init.signal }, (response) => {
+      const https = url.protocol === 'https:';
+      const send = https ? httpsRequest : httpRequest;
+      const options = { method: init.method, headers: Object.fromEntries(init.headers), lookup, signal: init.signal, agent: https ? agents.https : agents.http };
+      const request = send(url, options, (response) => {
         const status = response.statusCode ?? 502;
         const body = Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>;
         resolve(new Response(status === 204 || status === 304 ? null : body, { status, statusText: response.statusMessage ?? '', headers: headersOf(response) }));

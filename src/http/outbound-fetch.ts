@@ -84,7 +84,7 @@ export function outboundFetch(
     try {
       for (let redirects = 0; ; redirects++) {
         if (!options.allowPrivate) refuseUnsafeUrl(url);
-        const response = await hop(url, { method, headers, body, signal });
+        const response = await hop(url, { method, headers: new Headers(headers), body, signal });
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();

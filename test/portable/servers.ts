@@ -104,6 +104,17 @@ export async function runExtraRuntime(runtime: ExtraRuntime, options: string[], 
   return { code, output };
 }
 
+/** Runs a script of the repository (not the entry point) with Deno or Bun; gives its exit code and output. */
+export async function runScriptOnExtraRuntime(runtime: ExtraRuntime, script: string): Promise<{ code: number | null; output: string }> {
+  const args = runtime === 'bun' ? ['run', script] : ['run', '--no-lock', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', script];
+  const child = spawn(extraRuntime(runtime), args, { cwd: REPO, env: cleanEnv({ NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
+}
+
 export const startDeno = () => startExtraRuntime('deno');
 export const startBun = () => startExtraRuntime('bun');
 

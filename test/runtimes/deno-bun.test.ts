@@ -9,13 +9,26 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Inbox } from '../notifications/support.ts';
-import { runExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
+import { runExtraRuntime, runScriptOnExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
 import type { RunningTarget } from '../portable/suite.ts';
 
 const run = promisify(execFile);
 const QUIET = { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false' };
 
 for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]) {
+  describe(`the guarded outbound fetch on ${runtime}`, () => {
+    it('connects to the address its resolver checked, refuses loopback by name and by address before any request, and limits the size', async () => {
+      const { code, output } = await runScriptOnExtraRuntime(runtime, 'test/runtimes/outbound-fetch-check.ts');
+      expect(code, output).toBe(0);
+      const result = JSON.parse(output.trim().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(result.resolvedByGuard).toMatch(/^200 hello svc\/[\d.]+ /);
+      expect(result.tooBig).toMatch(/larger than 1000 bytes/);
+      expect(result.loopbackByName).toMatch(/resolves to 127\.0\.0\.1, a loopback address/);
+      expect(result.loopbackByAddress).toMatch(/127\.0\.0\.1 is a loopback address/);
+      expect(result.requestsSeen).toEqual(['/hello', '/big']);
+    }, 60_000);
+  });
+
   describe(`the ${runtime} entry point`, () => {
     describe('with --public --notifications', () => {
       let server: RunningTarget & { root: string };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dpopClient, startTestIssuer, type DpopClient, type TestIssuer } from '../auth/solid-oidc/issuer.ts';
 
 /*
  * The Worker build (runtimes/workers bundled by `wrangler deploy --dry-run`, exactly what `wrangler deploy`
@@ -198,4 +199,61 @@ describe('Worker configuration', () => {
       }
     });
   }
+});
+
+describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the global fetch)', () => {
+  let issuer: TestIssuer;
+  let client: DpopClient;
+  let webId: string;
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    webId = issuer.profile('/people/bob', [issuer.issuer]);
+    client = await dpopClient();
+  });
+  afterAll(() => issuer.close());
+
+  /** A Worker (memory storage, access control on) with a pod alice whose private container grants Read to bob. */
+  async function workerGrantingBob(bindings: Record<string, string>): Promise<Miniflare> {
+    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, compatibilityDate: '2026-04-26', bindings: { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', ...bindings } });
+    await mf.ready;
+    const created = (await mf.dispatchFetch(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' })) as unknown as Response;
+    const { token } = (await created.json()) as { token: string };
+    const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
+<#owner> a acl:Authorization; acl:agent <../#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write, acl:Control.
+<#bob> a acl:Authorization; acl:agent <${webId}>; acl:accessTo <./>; acl:mode acl:Read.
+`;
+    const put = (await mf.dispatchFetch(`${BASE}/alice/private/.acl`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/turtle' }, body: acl })) as unknown as Response;
+    expect(put.status).toBe(204);
+    return mf;
+  }
+
+  async function readPrivate(mf: Miniflare): Promise<Response> {
+    const url = `${BASE}/alice/private/`;
+    const token = await issuer.token({ webid: webId, cnf: { jkt: client.jkt } });
+    return (await mf.dispatchFetch(url, { headers: { authorization: `DPoP ${token}`, dpop: await client.proof('GET', url) } })) as unknown as Response;
+  }
+
+  it('accepts a token of an issuer on loopback with SVC_ALLOW_PRIVATE_FETCH', async () => {
+    const mf = await workerGrantingBob({ SVC_ALLOW_PRIVATE_FETCH: 'true' });
+    try {
+      const response = await readPrivate(mf);
+      expect(response.status, await response.clone().text()).toBe(200);
+      await response.arrayBuffer();
+    } finally {
+      await mf.dispose();
+    }
+  });
+
+  it('refuses it without, and no request reaches the issuer', async () => {
+    const mf = await workerGrantingBob({});
+    try {
+      issuer.requests.length = 0;
+      const response = await readPrivate(mf);
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/127\.0\.0\.1 is a loopback address/);
+      expect(issuer.requests).toEqual([]);
+    } finally {
+      await mf.dispose();
+    }
+  });
 });

@@ -16,6 +16,11 @@ export interface FetchedDocument {
   url: string;
 }
 
+/** Whether a URL is read from this server itself: it is on the origin the request came to. */
+export function isLocal(url: string, serverOrigin: string): boolean {
+  return new URL(url).origin === serverOrigin;
+}
+
 /** Largest document read (issuer discovery, JWKS, WebID profile). */
 export const DOCUMENT_BUDGET_BYTES = 512 * 1024;
 
@@ -28,7 +33,7 @@ export const DOCUMENT_BUDGET_BYTES = 512 * 1024;
 export async function fetchDocument(sources: DocumentSources, url: string, accept: string, serverOrigin: string): Promise<FetchedDocument> {
   const target = new URL(url);
   target.hash = '';
-  const local = target.origin === serverOrigin;
+  const local = isLocal(url, serverOrigin);
   if (!local && !sources.outbound) throw new Error(`this runtime cannot fetch ${target.href}`);
   const headers = { accept };
   const response = local ? await sources.local(new Request(target, { headers })) : await sources.outbound!(target, { headers });

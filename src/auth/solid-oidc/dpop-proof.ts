@@ -84,9 +84,8 @@ export class DpopProofVerifier {
     const { jti, htm, htu, iat, ath } = claims as { jti?: unknown; htm?: unknown; htu?: unknown; iat?: unknown; ath?: unknown };
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw invalidProof('the DPoP proof needs a jti');
     if (htm !== context.method) throw invalidProof(`the DPoP proof was made for ${String(htm ?? 'no method (htm)')}, not ${context.method}`);
-    if (typeof htu !== 'string' || normalizedHtu(htu) === null || normalizedHtu(htu) !== normalizedHtu(context.url)) {
-      throw invalidProof(`the DPoP proof was made for ${String(htu ?? 'no URL (htu)')}, not ${normalizedHtu(context.url)}`);
-    }
+    const target = normalizedHtu(context.url);
+    if (typeof htu !== 'string' || normalizedHtu(htu) !== target) throw invalidProof(`the DPoP proof was made for ${String(htu ?? 'no URL (htu)')}, not ${target}`);
     if (typeof iat !== 'number') throw invalidProof('the DPoP proof needs an iat');
     const expiresAtMs = (iat + PROOF_MAX_AGE_SECONDS) * 1000;
     if (expiresAtMs <= context.nowMs) throw invalidProof(`the DPoP proof is older than ${PROOF_MAX_AGE_SECONDS} seconds`);

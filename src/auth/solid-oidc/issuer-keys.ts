@@ -1,7 +1,7 @@
 import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
 import { jose } from '../jose.ts';
-import { fetchDocument, type DocumentSources } from './documents.ts';
+import { fetchDocument, isLocal, type DocumentSources } from './documents.ts';
 
 /** How long an issuer's discovery document and keys are used before they are fetched again. */
 export const ISSUER_KEYS_TTL_MS = 10 * 60_000;
@@ -58,7 +58,8 @@ export class IssuerKeys {
   }
 
   #current(issuer: string, serverOrigin: string, refresh: boolean): Promise<KeySet> {
-    const key = normalizedIssuer(issuer);
+    // Keys read from this server answer only requests to its origin (see WebIdIssuers).
+    const key = `${isLocal(issuer, serverOrigin) ? 'local' : 'remote'} ${normalizedIssuer(issuer)}`;
     const now = this.#now();
     const known = this.#entries.get(key);
     if (known) {

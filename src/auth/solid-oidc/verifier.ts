@@ -2,7 +2,7 @@ import type { Platform } from '../../platform.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
 import type { CredentialVerifier, Verdict } from '../authenticate.ts';
 import { verifyAccessToken, type VerifiedAccessToken } from './access-token.ts';
-import type { DocumentSources } from './documents.ts';
+import { isLocal, type DocumentSources } from './documents.ts';
 import { DpopProofVerifier } from './dpop-proof.ts';
 import { IssuerKeys } from './issuer-keys.ts';
 import { CredentialRefusal, invalidProof, invalidToken } from './refusal.ts';
@@ -35,13 +35,14 @@ export function dpopVerifier(options: SolidOidcOptions): CredentialVerifier {
   const proofs = new DpopProofVerifier(options.replays ?? new MemoryReplayCache());
   const issuerKeys = new IssuerKeys(sources, options.now);
   const webIdIssuers = new WebIdIssuers(sources, options.now);
-  const verified = new BoundedCache<string, VerifiedAccessToken>(VERIFIED_TOKENS);
+  const verified = new BoundedCache<string, VerifiedAccessToken & { localIssuer: boolean }>(VERIFIED_TOKENS);
 
+  /** Tokens are remembered per route to their issuer's keys: read from this server, or fetched (see WebIdIssuers). */
   async function accessTokenOf(token: string, serverOrigin: string, nowMs: number): Promise<VerifiedAccessToken> {
     const known = verified.get(token);
-    if (known && known.expiresMs > nowMs) return known;
+    if (known && known.expiresMs > nowMs && isLocal(known.issuer, serverOrigin) === known.localIssuer) return known;
     const fresh = await verifyAccessToken(token, issuerKeys, serverOrigin, nowMs);
-    verified.set(token, fresh);
+    verified.set(token, { ...fresh, localIssuer: isLocal(fresh.issuer, serverOrigin) });
     return fresh;
   }
 

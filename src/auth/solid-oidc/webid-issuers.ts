@@ -1,7 +1,7 @@
 import { parseRdf } from '../../rdf/convert.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from '../../rdf/media.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
-import { fetchDocument, type DocumentSources } from './documents.ts';
+import { fetchDocument, isLocal, type DocumentSources } from './documents.ts';
 import { normalizedIssuer } from './issuer-keys.ts';
 
 const OIDC_ISSUER = 'http://www.w3.org/ns/solid/terms#oidcIssuer';
@@ -34,10 +34,13 @@ export class WebIdIssuers {
   /** Whether the profile of `webId` lists `issuer`; rejects with an Error when the profile cannot be read. */
   async lists(webId: string, issuer: string, serverOrigin: string): Promise<boolean> {
     const now = this.#now();
-    let entry = this.#entries.get(webId);
+    // A profile read from this server (its origin is the request's) answers only requests to that origin:
+    // a request under a spoofed Host must not leave an answer behind for everyone else.
+    const key = `${isLocal(webId, serverOrigin) ? 'local' : 'remote'} ${webId}`;
+    let entry = this.#entries.get(key);
     if (!entry || now - entry.fetchedAt >= WEBID_ISSUERS_TTL_MS) {
       entry = { issuers: this.#read(webId, serverOrigin), fetchedAt: now };
-      this.#entries.set(webId, entry);
+      this.#entries.set(key, entry);
     }
     return (await entry.issuers).has(normalizedIssuer(issuer));
   }

@@ -160,3 +160,51 @@ describe('DPoP-bound Solid-OIDC tokens', () => {
     expect(await world.storage.head('/alice/private/note.txt')).toBeNull();
   });
 });
+
+describe('what the verifier caches', () => {
+  /** A world of its own with a clock the test moves, and proofs made at that clock's time. */
+  async function clockedWorld() {
+    const own = await startTestIssuer();
+    const bob = own.profile('/people/bob', [own.issuer]);
+    let offsetMs = 0;
+    const now = () => Date.now() + offsetMs;
+    const w = await podWorld(['alice'], {}, { fetch: nodeOutboundFetch({ allowPrivate: true }), now });
+    const acl = ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${bob}>; acl:accessTo <./>; acl:mode acl:Read.\n`;
+    await w.as('alice', '/alice/private/.acl', putTurtleAcl(acl));
+    const read = async (token: string) =>
+      w.app.fetch(new Request(PRIVATE, { headers: { authorization: `DPoP ${token}`, dpop: await client.proof('GET', PRIVATE, { claims: { iat: Math.floor(now() / 1000) } }) } }));
+    const token = () => own.token({ webid: bob, cnf: { jkt: client.jkt } });
+    return { own, read, token, advance: (ms: number) => (offsetMs += ms) };
+  }
+
+  it('fetches the issuer keys again for an unknown key id, but not more than every 30 seconds', async () => {
+    const { own, read, token, advance } = await clockedWorld();
+    try {
+      expect((await read(await token())).status).toBe(200);
+      await own.rotateKey();
+      const rotated = await token();
+      expect((await read(rotated)).status).toBe(401);
+      advance(31_000);
+      expect((await read(rotated)).status).toBe(200);
+      expect(own.requests.filter((line) => line.includes('/jwks'))).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('believes a WebID profile for 10 seconds: an issuer removed from it stops working after that', async () => {
+    const { own, read, token, advance } = await clockedWorld();
+    try {
+      const bound = await token();
+      expect((await read(bound)).status).toBe(200);
+      own.profile('/people/bob', ['https://another-issuer.example/']);
+      expect((await read(bound)).status).toBe(200);
+      advance(10_000);
+      const refused = await read(bound);
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(/does not list/);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -11,20 +11,25 @@ export interface TestIssuer {
   /** Origin of the loopback server, without a trailing slash; the issuer URL unless `issuerPath` was given. */
   origin: string;
   issuer: string;
+  /** The issuer's public key set as served at /jwks, for tests that serve it elsewhere. */
+  jwks: string;
   /** Every request the server received, as `METHOD path`. */
   requests: string[];
   /** Serves a document at a path (a WebID profile, or anything else). */
   serve(path: string, contentType: string, body: string, status?: number): void;
   /** A WebID profile at `path` (`#me` in it) listing `issuers` as solid:oidcIssuer; returns the WebID. */
   profile(path: string, issuers: readonly string[]): string;
+  /** Replaces the signing key by a new one with another key id (the JWKS then holds only the new key). */
+  rotateKey(): Promise<void>;
   /** An access token signed by the issuer's key. */
   token(claims: Record<string, unknown>, options?: { alg?: string; expiresInSeconds?: number; kid?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
 export async function startTestIssuer(): Promise<TestIssuer> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const publicJwk = { ...(await exportJWK(publicKey)), kid: 'issuer-key-1', alg: 'ES256', use: 'sig' };
+  let { privateKey, publicKey } = await generateKeyPair('ES256');
+  let kid = 'issuer-key-1';
+  let publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
   const documents = new Map<string, { status: number; type: string; body: string }>();
   const requests: string[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -46,6 +51,9 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   return {
     origin,
     issuer,
+    get jwks() {
+      return JSON.stringify({ keys: [publicJwk] });
+    },
     requests,
     serve,
     profile(path, issuers) {
@@ -53,10 +61,16 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       serve(path, 'text/turtle', `@prefix solid: <http://www.w3.org/ns/solid/terms#>.\n<#me> a <http://xmlns.com/foaf/0.1/Person>${issuers.length ? `; solid:oidcIssuer ${listed}` : ''}.\n`);
       return `${origin}${path}#me`;
     },
+    async rotateKey() {
+      ({ privateKey, publicKey } = await generateKeyPair('ES256'));
+      kid = `issuer-key-${Number(kid.split('-').at(-1)) + 1}`;
+      publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+      serve('/jwks', 'application/json', JSON.stringify({ keys: [publicJwk] }));
+    },
     async token(claims, options = {}) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ iss: issuer, aud: ['solid', 'client-app'], iat: now, exp: now + (options.expiresInSeconds ?? 300), ...claims })
-        .setProtectedHeader({ alg: options.alg ?? 'ES256', kid: options.kid ?? 'issuer-key-1', typ: 'at+jwt' })
+        .setProtectedHeader({ alg: options.alg ?? 'ES256', kid: options.kid ?? kid, typ: 'at+jwt' })
         .sign(privateKey);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
