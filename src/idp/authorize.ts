@@ -60,7 +60,9 @@ async function validate(idp: IdpContext, request: Request, source: Record<string
   if (!redirectUri) return refusalPage('The request has no redirect_uri.');
   const allowed = client.redirectUris === null ? isHttpUrl(redirectUri) : client.redirectUris.includes(redirectUri);
   if (!allowed) return refusalPage(`The redirect_uri ${redirectUri} is not one the client ${client.clientId} registered.`);
-  const fail = (error: string, description: string) => redirectBack(issuerFor(idp.config, request), redirectUri, { error, error_description: description }, fields.state);
+  // Errors go back only to a redirect the client registered: for the public client that would be an open redirect.
+  const fail = (error: string, description: string) =>
+    client.redirectUris === null ? refusalPage(description) : redirectBack(issuerFor(idp.config, request), redirectUri, { error, error_description: description }, fields.state);
   if (fields.response_type !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
   if (!fields.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(fields.code_challenge)) return fail('invalid_request', 'PKCE is required: send a code_challenge (S256).');
   if (fields.code_challenge_method !== 'S256') return fail('invalid_request', 'The code_challenge_method must be S256.');

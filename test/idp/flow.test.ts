@@ -164,6 +164,15 @@ describe('authorization-code flow with PKCE', () => {
       expect(location.searchParams.get('state')).toBe('x');
     });
 
+    it('shows the public client\'s errors on a page: its redirect_uri is vouched for by nobody', async () => {
+      const app = await idpApp();
+      const query = { response_type: 'token', scope: 'openid', client_id: 'http://www.w3.org/ns/solid/terms#PublicOidcClient', redirect_uri: 'https://anywhere.example/' };
+      const response = await app.request(`/idp/auth?${new URLSearchParams(query)}`);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('Only response_type=code is supported.');
+    });
+
     it('a wrong password on the login form: 401 page with the error, no session', async () => {
       const app = await idpApp();
       const shown = await app.request('/idp/auth');

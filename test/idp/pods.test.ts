@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseRdf } from '../../src/rdf/convert.ts';
+import { createApp } from '../../src/app.ts';
+import { resolveConfig } from '../../src/config/resolve.ts';
 import { InviteStore } from '../../src/invites/store.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp } from '../support/app.ts';
 import { BASE, cookiesFrom, form, hiddenField, json, PASSWORD } from './support.ts';
 
@@ -102,6 +105,19 @@ describe('/idp/register', () => {
     const taken = await request('/idp/register', form({ ...fields, name: 'dave2', csrf }, { cookie: cookies }));
     expect(taken.status).toBe(409);
     expect(await taken.text()).toContain('An account with this email address exists already.');
+  });
+
+  it('counts registrations: the 6th within an hour from one address gets 429 with Retry-After', async () => {
+    // A fixed clock keeps all attempts in one window; the address comes from X-Forwarded-For.
+    const config = resolveConfig({ flags: { quiet: true, idp: true, trustProxy: true } });
+    const app = createApp(config, { runtime: 'test', storage: new MemoryDriver(), log: () => undefined, now: () => Date.UTC(2026, 0, 1, 12, 30) });
+    const attempt = () => app.fetch(new Request(`${BASE}/idp/register`, json({ name: 'x', email: 'not an email', password: PASSWORD }, { 'x-forwarded-for': '192.0.2.9' })));
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await attempt()).status);
+    expect(statuses).toEqual(Array(5).fill(400));
+    const refused = await attempt();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('asks for the invite code in --invite-only mode and consumes one use', async () => {
