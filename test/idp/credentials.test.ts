@@ -42,6 +42,22 @@ describe('POST /idp/credentials', () => {
     expect((await asBearer.json()).detail).toMatch(/DPoP/);
   });
 
+  it('refuses its Bearer token once expired, and on an origin that is not its issuer', async () => {
+    let clock = Date.UTC(2026, 0, 1, 9);
+    const config = resolveConfig({ flags: { quiet: true, idp: true, rateLimit: false } });
+    const app = createApp(config, { runtime: 'test', storage: new MemoryDriver(), log: () => undefined, now: () => clock });
+    const call = (url: string, init?: RequestInit) => app.fetch(new Request(url, init));
+    expect((await call(`${BASE}/.pods`, json({ name: 'alice', email: 'alice@example.org', password: PASSWORD }))).status).toBe(201);
+    const { access_token } = await (await call(`${BASE}/idp/credentials`, json({ email: 'alice@example.org', password: PASSWORD }))).json();
+    const read = (origin: string) => call(`${origin}/alice/private/`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect((await read(BASE)).status).toBe(200);
+    expect((await read('http://elsewhere.test')).status).toBe(401);
+    clock += 2 * 3600 * 1000;
+    const expired = await read(BASE);
+    expect(expired.status).toBe(401);
+    expect((await expired.json()).detail).toMatch(/expired/);
+  });
+
   it('refuses a wrong password or unknown email with 401 problem+json', async () => {
     const { request } = await idpApp();
     for (const body of [{ email: 'alice@example.org', password: 'wrong password' }, { email: 'nobody@example.org', password: PASSWORD }]) {
