@@ -91,7 +91,8 @@ async function accountFromRequest(idp: IdpContext, request: Request, fields: Rec
   }
   const account = await idp.accounts.login(email, password);
   if (!account) {
-    throw new HttpProblem(401, 'Log in with the email and password of the account (JSON fields or Basic authentication).', { type: 'invalid-login', headers: { 'WWW-Authenticate': 'Basic realm="svc account"' } });
+    // No Basic challenge: a browser would offer to remember the password and send it along with other sites' requests.
+    throw new HttpProblem(401, 'Log in with the email and password of the account (JSON fields or Basic authentication).', { type: 'invalid-login' });
   }
   return account;
 }
