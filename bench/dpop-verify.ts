@@ -5,8 +5,9 @@
  *
  * One app over the memory driver with a pod `alice` whose private container grants Read to a WebID of a
  * loopback issuer (`bench/dpop.ts`, reached through the Node guarded fetch with private targets allowed).
- * The same GET of a small resource is timed as the owner with the server's bearer token and as the reader
- * with a DPoP token (cached after the first request) and a fresh proof per request (made before the timing).
+ * The same GET of a small resource is timed as the owner with the server's bearer token, as another pod's
+ * owner granted Read (bearer: the same WAC decision as the DPoP reader), and as the reader with a DPoP token
+ * (cached after the first request) and a fresh proof per request (made before the timing).
  * Rounds alternate, and both wall time and process CPU time per request are printed, with their ratio.
  */
 import { parseArgs } from 'node:util';
@@ -33,9 +34,12 @@ try {
   const created = await app.fetch(new Request(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' }));
   const { token } = (await created.json()) as { token: string };
   const owner = { authorization: `Bearer ${token}` };
+  // A second pod's owner granted the same Read as the DPoP reader: the same WAC decision, another credential.
+  const bobCreated = await app.fetch(new Request(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"bob"}' }));
+  const bob = { authorization: `Bearer ${((await bobCreated.json()) as { token: string }).token}` };
   const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
 <#owner> a acl:Authorization; acl:agent <../#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write, acl:Control.
-<#reader> a acl:Authorization; acl:agent <${dpop.webId}>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read.
+<#reader> a acl:Authorization; acl:agent <${dpop.webId}>, <${BASE}/bob/#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read.
 `;
   for (const [url, type, body] of [[`${BASE}/alice/private/.acl`, 'text/turtle', acl], [RESOURCE, 'application/ld+json', '{"@id": "#it", "http://schema.org/name": "small"}']]) {
     const put = await app.fetch(new Request(url!, { method: 'PUT', headers: { ...owner, 'content-type': type! }, body }));
@@ -55,23 +59,31 @@ try {
     return { wall: ((performance.now() - start) * 1000) / headers.length, cpu: (cpu.user + cpu.system) / headers.length };
   }
   const bearerHeaders = () => Array.from({ length: REQUESTS }, () => owner);
+  const readerHeaders = () => Array.from({ length: REQUESTS }, () => bob);
   const dpopHeaders = () => Array.from({ length: REQUESTS }, () => ({ authorization: `DPoP ${dpop.token}`, dpop: dpop.proof('GET', RESOURCE) }));
 
-  await time(bearerHeaders().slice(0, 200));
-  await time(dpopHeaders().slice(0, 200));
-  const results = { bearer: [] as { wall: number; cpu: number }[], dpop: [] as { wall: number; cpu: number }[] };
+  const kinds = {
+    'Bearer, the owner': bearerHeaders,
+    'Bearer, a reader (bob)': readerHeaders,
+    'DPoP, a reader (cached token, new proof)': dpopHeaders,
+  } as const;
+  type Kind = keyof typeof kinds;
+  const results = new Map<Kind, { wall: number; cpu: number }[]>();
+  for (const make of Object.values(kinds)) await time(make().slice(0, 200));
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['bearer', 'dpop'] as const) : (['dpop', 'bearer'] as const);
-    for (const kind of order) results[kind].push(await time(kind === 'bearer' ? bearerHeaders() : dpopHeaders()));
+    const order = Object.keys(kinds) as Kind[];
+    for (const kind of round % 2 === 0 ? order : order.reverse()) results.set(kind, [...(results.get(kind) ?? []), await time(kinds[kind]())]);
   }
   const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
-  const summary = (kind: 'bearer' | 'dpop') => ({ wall: median(results[kind].map((r) => r.wall)), cpu: median(results[kind].map((r) => r.cpu)) });
-  const bearer = summary('bearer');
-  const bound = summary('dpop');
+  const summary = (kind: Kind) => ({ wall: median(results.get(kind)!.map((r) => r.wall)), cpu: median(results.get(kind)!.map((r) => r.cpu)) });
   console.log(`${REQUESTS} sequential GETs per round, ${ROUNDS} rounds, medians:`);
-  console.log(`  Bearer (server token)         ${bearer.wall.toFixed(0).padStart(5)} µs wall  ${bearer.cpu.toFixed(0).padStart(5)} µs CPU`);
-  console.log(`  DPoP (cached token, new proof) ${bound.wall.toFixed(0).padStart(5)} µs wall  ${bound.cpu.toFixed(0).padStart(5)} µs CPU`);
-  console.log(`  DPoP / Bearer: ${(bound.wall / bearer.wall).toFixed(2)}× wall, ${(bound.cpu / bearer.cpu).toFixed(2)}× CPU`);
+  for (const kind of Object.keys(kinds) as Kind[]) {
+    const { wall, cpu } = summary(kind);
+    console.log(`  ${kind.padEnd(42)} ${wall.toFixed(0).padStart(5)} µs wall  ${cpu.toFixed(0).padStart(5)} µs CPU`);
+  }
+  const reader = summary('Bearer, a reader (bob)');
+  const bound = summary('DPoP, a reader (cached token, new proof)');
+  console.log(`  DPoP / Bearer (same reader rights): ${(bound.wall / reader.wall).toFixed(2)}× wall, ${(bound.cpu / reader.cpu).toFixed(2)}× CPU`);
 } finally {
   await dpop.close();
 }

@@ -15,6 +15,8 @@ const PUBLIC_KEY_TYPES = new Set(['EC', 'RSA', 'OKP']);
 /** Members that only a private (or symmetric) JWK has. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+/** base64url characters of an 8192-bit RSA modulus. */
+const MAX_RSA_MODULUS_CHARS = Math.ceil(8192 / 6);
 
 /** What the proof tells about the request it came with. */
 export interface ProofContext {
@@ -102,6 +104,8 @@ export class DpopProofVerifier {
     if (!PUBLIC_KEY_TYPES.has(members.kty as string) || PRIVATE_MEMBERS.some((name) => name in members)) {
       throw invalidProof('the DPoP proof key must be a public EC, RSA or OKP key');
     }
+    // Verifying with a huge RSA key takes long: such keys are refused before any work.
+    if (typeof members.n === 'string' && members.n.length > MAX_RSA_MODULUS_CHARS) throw invalidProof('the DPoP proof key is larger than 8192 bits');
     const id = [alg, members.kty, members.crv, members.x, members.y, members.n, members.e].map((part) => (typeof part === 'string' ? part : '')).join('|');
     let known = this.#keys.get(id);
     if (!known) {

@@ -208,3 +208,31 @@ describe('what the verifier caches', () => {
     }
   });
 });
+
+describe('malformed DPoP credentials', () => {
+  it('get 401 with problem+json, never a 5xx', async () => {
+    const token = await boundToken();
+    const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    const claims = b64({ htm: 'GET', htu: PRIVATE, jti: 'x', iat: Math.floor(Date.now() / 1000) });
+    const proofs = [
+      'a.b.c',
+      `${b64('not json')}.${claims}.c2ln`,
+      `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: 'a string' })}.${claims}.c2ln`,
+      `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } })}.${claims}.c2ln`,
+      `${b64({ typ: 'dpop+jwt', alg: 'RS256', jwk: { kty: 'RSA', e: 'AQAB', n: 'A'.repeat(3000) } })}.${claims}.c2ln`,
+      `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: client.jwk })}.${b64('[1,2]')}.c2ln`,
+      await client.proof('GET', PRIVATE, { claims: { htu: 42, jti: { nested: true }, iat: 'now' } }),
+    ];
+    const tokens = ['a.b.c', `${b64({ alg: 'ES256' })}.${b64('not json')}.c2ln`, `${b64({ alg: 'ES256' })}.${b64({ iss: 'ftp://x' })}.c2ln`, `${b64({ alg: 'ES256' })}.${b64({ iss: 'http://[' })}.c2ln`, 'x'.repeat(5000)];
+    for (const proof of proofs) {
+      const response = await dpopRequest(PRIVATE, token, proof);
+      expect(response.status, proof).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_dpop_proof"/);
+    }
+    for (const bad of tokens) {
+      const response = await dpopRequest(PRIVATE, bad, await client.proof('GET', PRIVATE));
+      expect(response.status, bad).toBe(401);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+    }
+  });
+});
