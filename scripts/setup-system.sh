@@ -7,6 +7,8 @@ needed=()
 command -v git >/dev/null 2>&1 || needed+=(git)
 command -v curl >/dev/null 2>&1 || needed+=(curl)
 command -v openssl >/dev/null 2>&1 || needed+=(openssl)
+# The browser test of the identity provider (test/idp/browser.test.ts) drives it with playwright-core.
+command -v chromium >/dev/null 2>&1 || needed+=(chromium)
 
 if [ ${#needed[@]} -eq 0 ]; then
   echo "setup-system: everything needed is present"

@@ -7,6 +7,7 @@ import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
+import { idpFeature } from './idp/feature.ts';
 import { invitesFeature } from './invites/feature.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
@@ -24,7 +25,7 @@ import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /** The optional features, in the order their routes are registered (see docs/architecture.md). */
-const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature, nostrFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
@@ -50,7 +51,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // Features see the authenticator before it exists: it is made from every feature's verifiers below.
   let composed: Authenticator | undefined;
   const authenticate: Authenticator = (request) => composed!(request);
-  const context: FeatureContext = { config, platform, access, authenticate, tokenKey: security.tokenKey, now, log };
+  // Pod creation too: its hooks come from the features.
+  let podCreation: ((request: Request) => Promise<Response>) | undefined;
+  const createPodRequest = (request: Request) => {
+    if (config.singleUser) throw registrationClosed();
+    return podCreation!(request);
+  };
+  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])]));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
@@ -94,11 +101,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
   ]);
   const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log };
-  const createPod = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
-  app.post('/.pods', (c) => {
-    if (config.singleUser) throw registrationClosed();
-    return createPod(c.req.raw);
-  });
+  podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
+  app.post('/.pods', (c) => createPodRequest(c.req.raw));
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;

@@ -38,7 +38,17 @@ function localWebId(claimed: string, serverOrigin: string): string {
   return serverOrigin + url.pathname + url.hash;
 }
 
-/** `Authorization: Bearer <token>` with a token this server signed. */
+/** A well-formed JWT naming another issuer: another verifier's to judge (the identity provider's, say). */
+async function issuedElsewhere(token: string): Promise<boolean> {
+  const { decodeJwt } = await jose();
+  try {
+    return decodeJwt(token).iss !== ISSUER;
+  } catch {
+    return false;
+  }
+}
+
+/** `Authorization: Bearer <token>` with a token this server signed; tokens of other issuers are left to other verifiers. */
 export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number): CredentialVerifier {
   // Imported once: importing the raw secret on every request costs about as much as verifying the token.
   let verifyKey: Promise<CryptoKey> | null = null;
@@ -59,6 +69,7 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
       const serverOrigin = new URL(request.url).origin;
       const known = verified.get(token);
       if (known && known.expiresMs > now()) return { webId: localWebId(known.webId, serverOrigin) };
+      if (await issuedElsewhere(token)) return null;
       try {
         const { jwtVerify } = await jose();
         const { payload } = await jwtVerify(token, await importedKey(), {

@@ -19,6 +19,8 @@ export interface FeatureContext {
   readonly access: AccessControl;
   /** Identifies a request's caller with every enabled credential verifier (call it per request, not at creation). */
   readonly authenticate: Authenticator;
+  /** `POST /.pods` as the app answers it (every feature's admission, profile and answer hooks included). */
+  createPod(request: Request): Promise<Response>;
   /** The key that signs the server's own bearer tokens. */
   tokenKey(): Promise<Uint8Array>;
   now(): number;

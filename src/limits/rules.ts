@@ -18,7 +18,10 @@ export interface RateRule {
 }
 
 const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
-const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/login', '/idp/auth']);
+/** Forms and endpoints that check a password. */
+const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/auth', '/idp/account/password', '/idp/client-credentials']);
+const isLogin = (method: string, pathname: string) =>
+  (method === 'POST' && LOGIN_PATHS.has(pathname)) || pathname.startsWith('/idp/client-credentials/') || (method === 'GET' && pathname === '/idp/client-credentials');
 
 function isServerRoute(pathname: string): boolean {
   return pathname === '/.pods' || pathname.startsWith('/idp/');
@@ -36,7 +39,7 @@ export function rateRules(config: Config): RateRule[] {
       per: 'identity',
       applies: (method, pathname) => WRITE_METHODS.has(method) && !isServerRoute(pathname),
     },
-    { name: 'login', option: '--rate-limit-login', limit: config.rateLimitLogin, windowMs: MINUTE, per: 'ip', applies: (method, pathname) => method === 'POST' && LOGIN_PATHS.has(pathname) },
+    { name: 'login', option: '--rate-limit-login', limit: config.rateLimitLogin, windowMs: MINUTE, per: 'ip', applies: isLogin },
     { name: 'register', option: '--rate-limit-register', limit: config.rateLimitRegister, windowMs: HOUR, per: 'ip', applies: (method, pathname) => method === 'POST' && pathname === '/idp/register' },
     { name: 'pods', option: '--rate-limit-pods', limit: config.rateLimitPods, windowMs: DAY, per: 'ip', countOnlySuccess: true, applies: (method, pathname) => method === 'POST' && pathname === '/.pods' },
   ];

@@ -26,12 +26,26 @@ export interface PodCreationHooks {
   profile?(webId: string): ProfileExtras;
   /** Runs after the pod is written, before the answer. */
   created?(podRoot: string): Promise<void>;
+  /** The JSON answer to `POST /.pods` in place of the default (name, webId, podUri and a bearer token). */
+  answer?(pod: CreatedPod, request: Request): Promise<Record<string, unknown>>;
 }
 
-/** Several features' hooks as one: admissions nest in list order, profile properties merge, `created` runs in order. */
+/** A pod just made, as its creator is told about it. */
+export interface CreatedPod {
+  name: string;
+  webId: string;
+  podUri: string;
+}
+
+/**
+ * Several features' hooks as one: admissions nest in list order, profile properties merge, `created` runs
+ * in order, and the last feature that shapes the answer does so.
+ */
 export function combinePodCreationHooks(list: readonly PodCreationHooks[]): PodCreationHooks {
   const admits = list.flatMap((hooks) => (hooks.admit ? [hooks.admit.bind(hooks)] : []));
+  const answer = list.findLast((hooks) => hooks.answer)?.answer;
   return {
+    answer,
     admit: admits.length === 0 ? undefined : <T>(fields: Record<string, unknown>, create: () => Promise<T>) => admits.reduceRight<() => Promise<T>>((inner, admit) => () => admit(fields, inner), create)(),
     profile: (webId) => Object.assign({}, ...list.map((hooks) => hooks.profile?.(webId) ?? {})),
     created: async (podRoot) => {
@@ -79,7 +93,7 @@ async function writePod(storage: StorageDriver, name: string, record: PodRecord,
   }
 }
 
-/** `POST /.pods` with `{"name": "..."}`: creates the pod and answers with its WebID and a bearer token. */
+/** `POST /.pods` with `{"name": "..."}`: creates the pod and answers with its WebID and a bearer token (or what a feature answers instead). */
 export function podCreationHandler(deps: PodCreationDeps): (request: Request) => Promise<Response> {
   return async (request) => {
     if (deps.readOnly) {
@@ -96,8 +110,10 @@ export function podCreationHandler(deps: PodCreationDeps): (request: Request) =>
     await (deps.hooks?.admit ? deps.hooks.admit(fields, create) : create());
     rememberPodRoot(deps.storage, podRootOf(name));
     deps.log(`created pod ${name} (${webId})`);
-    const token = await mintToken(await deps.tokenKey(), webId, deps.tokenTtlSeconds, deps.now());
-    return new Response(JSON.stringify({ name, webId, podUri, token }), {
+    const answer = deps.hooks?.answer
+      ? await deps.hooks.answer({ name, webId, podUri }, request)
+      : { name, webId, podUri, token: await mintToken(await deps.tokenKey(), webId, deps.tokenTtlSeconds, deps.now()) };
+    return new Response(JSON.stringify(answer), {
       status: 201,
       headers: { 'Content-Type': 'application/json', Location: podUri, 'Cache-Control': 'no-store' },
     });

@@ -45,7 +45,7 @@ export function profileJsonLd(name: string, extras: ProfileExtras = {}): Record<
   };
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

@@ -1,8 +1,10 @@
 /**
  * The portable end-to-end suite: plain HTTP against a base URL, nothing else. Every runtime runs it unchanged
  * (test/portable/<runtime>.test.ts start the server as a real process on a loopback port). The server runs
- * with the options every runtime gets from `serverOptions` below: access control on, Turtle conneg on.
+ * with the options every runtime gets from `serverOptions` below: access control on, Turtle conneg on, and
+ * the identity provider on, so pod owners get their tokens from it (POST /idp/credentials).
  */
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** The options each runtime is started with, as `SVC_*` variables (the one option table on every runtime). */
@@ -11,6 +13,7 @@ export const PORTABLE_OPTIONS: Readonly<Record<string, string>> = {
   SVC_QUIET: 'true',
   // One pod per client IP per day would stop the suite at its second pod; limits have their own tests.
   SVC_RATE_LIMIT: 'false',
+  SVC_IDP: 'true',
 };
 
 export interface RunningTarget {
@@ -50,8 +53,11 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
     };
     const putText = (who: Pod | null, path: string, body: string, headers: Record<string, string> = {}) =>
       call(who, path, { method: 'PUT', headers: { 'content-type': 'text/plain', ...headers }, body });
+    const password = 'portable password';
     const createPod = (name: string) =>
-      fetch(`${base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+      fetch(`${base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, email: `${name}@example.org`, password }) });
+    const logIn = (name: string, headers: Record<string, string> = {}) =>
+      fetch(`${base}/idp/credentials`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email: `${name}@example.org`, password }) });
 
     /** A 4xx answer is application/problem+json; reads the body so the connection is released. */
     async function expectProblem(response: Response, status: number): Promise<void> {
@@ -69,7 +75,9 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         const response = await createPod(name);
         const body = await response.text();
         if (response.status !== 201) throw new Error(`creating pod ${name}: ${response.status} ${body}\n${target.output()}`);
-        made.push(JSON.parse(body) as Pod);
+        const login = await logIn(name);
+        if (login.status !== 200) throw new Error(`logging in as ${name}: ${login.status} ${await login.text()}\n${target.output()}`);
+        made.push({ ...(JSON.parse(body) as Omit<Pod, 'token'>), token: ((await login.json()) as { access_token: string }).access_token });
       }
       [alice, bob] = made as [Pod, Pod];
     }, 120_000);
@@ -106,6 +114,32 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         await expectProblem(refused, 401);
         const read = await call(alice, '/alice/private/note.txt');
         expect(await read.text()).toBe('secret');
+      });
+    });
+
+    describe('identity provider', () => {
+      it('publishes its discovery document', async () => {
+        const response = await fetch(`${base}/.well-known/openid-configuration`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ issuer: `${base}/`, token_endpoint: `${base}/idp/token`, jwks_uri: `${base}/idp/jwks` });
+      });
+
+      it('logs in at /idp/credentials with a DPoP proof; the DPoP token reads a private resource', async () => {
+        const { publicKey, privateKey } = await generateKeyPair('ES256');
+        const jwk = await exportJWK(publicKey);
+        const proof = (htm: string, htu: string) =>
+          new SignJWT({ htm, htu, jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(privateKey);
+        const login = await logIn('alice', { dpop: await proof('POST', `${base}/idp/credentials`) });
+        expect(login.status).toBe(200);
+        const { access_token, token_type, webid } = (await login.json()) as { access_token: string; token_type: string; webid: string };
+        expect({ token_type, webid }).toEqual({ token_type: 'DPoP', webid: alice.webId });
+        expect(JSON.parse(atob(access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))).cnf).toEqual({ jkt: await calculateJwkThumbprint(jwk) });
+        expect((await putText(alice, '/alice/private/dpop.txt', 'read with DPoP')).status).toBe(201);
+        const url = `${base}/alice/private/dpop.txt`;
+        const read = await fetch(url, { headers: { authorization: `DPoP ${access_token}`, dpop: await proof('GET', url) } });
+        expect(await read.text()).toBe('read with DPoP');
+        expect(read.status).toBe(200);
+        await expectProblem(await logIn('alice', { dpop: await proof('POST', `${base}/elsewhere`) }), 400);
       });
     });
 

@@ -1,0 +1,30 @@
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Config } from '../config/options.ts';
+import type { Account, AccountStore } from './accounts.ts';
+import type { ClientStore } from './clients.ts';
+import type { DpopProofVerifier } from './dpop-proof.ts';
+import type { GrantStore } from './grants.ts';
+import type { SigningKey } from './keys.ts';
+import type { Sessions } from './session.ts';
+
+/** What the identity provider's endpoints share. */
+export interface IdpContext {
+  readonly config: Config;
+  readonly accounts: AccountStore;
+  readonly clients: ClientStore;
+  readonly grants: GrantStore;
+  readonly sessions: Sessions;
+  readonly proofs: DpopProofVerifier;
+  signingKey(): Promise<SigningKey>;
+  /** `POST /.pods` as the app answers it, for registration. */
+  createPod(request: Request): Promise<Response>;
+  /** Who sends a request (the owner's bearer token claims the single-user pod's account). */
+  authenticate: Authenticator;
+  now(): number;
+  log(line: string): void;
+}
+
+/** The absolute WebID of an account, on the origin the request came to (where its pod answers). */
+export function webIdOf(account: Account, request: Request): string {
+  return new URL(request.url).origin + account.webIdPath;
+}

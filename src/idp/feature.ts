@@ -1,0 +1,126 @@
+/**
+ * `--idp`: the built-in Solid-OIDC identity provider. Accounts (email and password) come with a pod;
+ * apps log in through the authorization-code flow with PKCE, scripts with client credentials or
+ * `POST /idp/credentials`. Its records live under /.server/idp/ in the resource storage, on every runtime.
+ */
+import type { Hono } from 'hono';
+import type { Feature } from '../features/feature.ts';
+import { readJsonBody } from '../http/body.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { changePassword, createCredentialForm, createCredentialJson, listCredentialsJson, revokeCredentialForm, revokeCredentialJson, showAccount } from './account.ts';
+import { AccountStore, checkCredentials } from './accounts.ts';
+import { showAuthorization, submitConsent, submitLogin, submitLogout } from './authorize.ts';
+import { idpBearerVerifier } from './bearer.ts';
+import { ClientStore } from './clients.ts';
+import type { IdpContext } from './context.ts';
+import { handleCredentials } from './credentials.ts';
+import { discoveryDocument } from './discovery.ts';
+import { DpopProofVerifier } from './dpop-proof.ts';
+import { MemoryReplayCache } from '../auth/solid-oidc/replay-cache.ts';
+import { GrantStore } from './grants.ts';
+import { endpointOf, issuerFor, issuerNotice } from './issuer.ts';
+import { loadOrCreateSigningKey, type SigningKey } from './keys.ts';
+import {
+  ACCOUNT_PATH,
+  AUTH_PATH,
+  CLIENT_CREDENTIALS_PATH,
+  CLIENT_REGISTRATION_PATH,
+  CONSENT_PATH,
+  CREDENTIALS_PATH,
+  DISCOVERY_PATH,
+  JWKS_PATH,
+  LOGOUT_PATH,
+  REGISTER_PATH,
+  TOKEN_PATH,
+} from './paths.ts';
+import { showRegistration, submitRegistration } from './register.ts';
+import { Sessions } from './session.ts';
+import { handleToken } from './token.ts';
+
+const SOLID_OIDC_ISSUER = 'http://www.w3.org/ns/solid/terms#oidcIssuer';
+
+function routes(idp: IdpContext): (app: Hono) => void {
+  const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
+  return (app) => {
+    app.get(DISCOVERY_PATH, (c) => Response.json(discoveryDocument(issuerFor(idp.config, c.req.raw))));
+    app.get(JWKS_PATH, async () => Response.json({ keys: [(await idp.signingKey()).publicJwk] }));
+    app.post(CLIENT_REGISTRATION_PATH, async (c) => json(await idp.clients.register(await readJsonBody(c.req.raw, 16 * 1024, 'The client metadata')), 201));
+    app.get(AUTH_PATH, (c) => showAuthorization(idp, c.req.raw));
+    app.post(AUTH_PATH, (c) => submitLogin(idp, c.req.raw));
+    app.post(CONSENT_PATH, (c) => submitConsent(idp, c.req.raw));
+    app.post(LOGOUT_PATH, (c) => submitLogout(idp, c.req.raw));
+    app.post(TOKEN_PATH, (c) => handleToken(idp, c.req.raw));
+    app.post(CREDENTIALS_PATH, (c) => handleCredentials(idp, c.req.raw));
+    app.get(REGISTER_PATH, (c) => showRegistration(idp, c.req.raw));
+    app.post(REGISTER_PATH, (c) => submitRegistration(idp, c.req.raw));
+    app.get(ACCOUNT_PATH, (c) => showAccount(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/password`, (c) => changePassword(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/credentials`, (c) => createCredentialForm(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/credentials/revoke`, (c) => revokeCredentialForm(idp, c.req.raw));
+    app.post(CLIENT_CREDENTIALS_PATH, (c) => createCredentialJson(idp, c.req.raw));
+    app.get(CLIENT_CREDENTIALS_PATH, (c) => listCredentialsJson(idp, c.req.raw));
+    app.delete(`${CLIENT_CREDENTIALS_PATH}/:id`, (c) => revokeCredentialJson(idp, c.req.raw, c.req.param('id')));
+    // CORS preflights of browser apps (token endpoint, registration); the CORS middleware adds the headers.
+    app.options('/idp/*', () => new Response(null, { status: 204 }));
+    app.all('/idp/*', (c) => {
+      throw new HttpProblem(404, `The identity provider has no endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`, { type: 'not-found' });
+    });
+  };
+}
+
+export const idpFeature: Feature = {
+  name: 'idp',
+  enabled: (config) => config.idp,
+  create(context) {
+    const { config, platform, now } = context;
+    let key: Promise<SigningKey> | null = null;
+    const signingKey = () =>
+      (key ??= loadOrCreateSigningKey(platform.storage).catch((error: unknown) => {
+        key = null;
+        throw error;
+      }));
+    const accounts = new AccountStore(platform.storage, now);
+    const idp: IdpContext = {
+      config,
+      accounts,
+      clients: new ClientStore(platform.storage, platform.fetch, now),
+      grants: new GrantStore(platform.storage, now),
+      sessions: new Sessions(context.tokenKey, accounts, now),
+      proofs: new DpopProofVerifier(new MemoryReplayCache()),
+      signingKey,
+      createPod: context.createPod,
+      authenticate: context.authenticate,
+      now,
+      log: context.log,
+    };
+    // Relative to the profile document, "/" is the server's origin: the issuer when none is fixed.
+    const issuerInProfile = config.idpIssuer ? new URL(config.idpIssuer).href : '/';
+    return {
+      routes: routes(idp),
+      credentials: [idpBearerVerifier(config, signingKey, now)],
+      podCreation: {
+        async admit(fields, create) {
+          const { email, password } = checkCredentials(fields.email, fields.password);
+          const name = fields.name as string;
+          const { undo } = await accounts.create(email, password, name, `/${name}/#me`);
+          try {
+            return await create();
+          } catch (error) {
+            await undo();
+            throw error;
+          }
+        },
+        profile: () => ({ [SOLID_OIDC_ISSUER]: { '@id': issuerInProfile } }),
+        async answer(pod, request) {
+          const issuer = issuerFor(config, request);
+          return { ...pod, idpIssuer: issuer, loginUrl: endpointOf(issuer, AUTH_PATH) };
+        },
+      },
+      async init() {
+        await signingKey();
+        context.log(issuerNotice(config));
+        if (config.singleUser) context.log('idp: the single-user pod gets its account at /idp/register, with the owner token printed at first start');
+      },
+    };
+  },
+};

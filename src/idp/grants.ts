@@ -1,0 +1,72 @@
+import type { StorageDriver } from '../storage/types.ts';
+import { CODES, REFRESH_TOKENS } from './paths.ts';
+import { randomToken, sha256 } from './random.ts';
+
+const CODE_SECONDS = 60;
+const REFRESH_SECONDS = 30 * 24 * 3600;
+
+/** What an authorization code stands for until the token endpoint redeems it. */
+export interface CodeGrant {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  accountId: string;
+  scope: string;
+  nonce?: string;
+  authTime: number;
+}
+
+/** What a refresh token stands for; `jkt` binds it to the DPoP key of the client that got it. */
+export interface RefreshGrant {
+  clientId: string;
+  accountId: string;
+  scope: string;
+  jkt?: string;
+}
+
+/**
+ * One-time grants (codes, refresh tokens) as records under /.server/idp/, named by the SHA-256 of the
+ * secret so the stored data is no usable token. Redeeming deletes the record with `ifMatch`: of two
+ * concurrent redemptions only one gets the grant.
+ */
+class OneTimeGrants<T> {
+  readonly #storage: StorageDriver;
+  readonly #container: string;
+  readonly #seconds: number;
+  readonly #now: () => number;
+
+  constructor(storage: StorageDriver, container: string, seconds: number, now: () => number) {
+    this.#storage = storage;
+    this.#container = container;
+    this.#seconds = seconds;
+    this.#now = now;
+  }
+
+  async issue(grant: T): Promise<string> {
+    const secret = randomToken();
+    const record = JSON.stringify({ grant, expires: this.#now() + this.#seconds * 1000 });
+    await this.#storage.put(this.#container + (await sha256(secret)), record, { contentType: 'application/json', ifNoneMatch: '*' });
+    return secret;
+  }
+
+  /** The grant, used up by this call; null when unknown, used before or expired. */
+  async redeem(secret: string): Promise<T | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+    const path = this.#container + (await sha256(secret));
+    const stored = await this.#storage.get(path);
+    if (!stored) return null;
+    const { grant, expires } = JSON.parse(await new Response(stored.body).text()) as { grant: T; expires: number };
+    if (!(await this.#storage.delete(path, { ifMatch: stored.meta.etag }))) return null;
+    return expires > this.#now() ? grant : null;
+  }
+}
+
+export class GrantStore {
+  readonly codes: OneTimeGrants<CodeGrant>;
+  readonly refreshTokens: OneTimeGrants<RefreshGrant>;
+
+  constructor(storage: StorageDriver, now: () => number) {
+    this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now);
+    this.refreshTokens = new OneTimeGrants(storage, REFRESH_TOKENS, REFRESH_SECONDS, now);
+  }
+}

@@ -1,0 +1,153 @@
+/** The identity provider's pages: plain HTML forms that work without JavaScript. */
+import { escapeHtml } from '../pods/layout.ts';
+import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, REGISTER_PATH } from './paths.ts';
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
+label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
+button{margin-top:1rem;padding:.5rem 1rem}.error{color:#a00;border:1px solid #a00;padding:.5rem}
+.note{color:#555}code{word-break:break-all}table{border-collapse:collapse}td{padding:.2rem .5rem .2rem 0}`;
+
+/** A whole page; `body` is trusted HTML built from escaped parts. */
+export function page(title: string, body: string, status = 200, headers: Record<string, string> = {}): Response {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><h1>${escapeHtml(title)}</h1>
+${body}
+</body></html>
+`;
+  return new Response(html, {
+    status,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'", ...headers },
+  });
+}
+
+const hidden = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+
+const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
+
+export interface LoginView {
+  csrf: string;
+  /** The authorization request being answered (hidden fields); empty for a plain login to the account page. */
+  request: Record<string, string>;
+  clientName?: string;
+  email?: string;
+  error?: string;
+}
+
+export function loginPage(view: LoginView): string {
+  const purpose = view.clientName ? `<p>Log in to continue to <strong>${escapeHtml(view.clientName)}</strong>.</p>` : '<p>Log in to your account.</p>';
+  return `${purpose}
+${errorBox(view.error)}
+<form method="post" action="${AUTH_PATH}">
+${hidden({ ...view.request, csrf: view.csrf })}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(view.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Log in</button>
+</form>
+<p class="note">No account yet? <a href="${REGISTER_PATH}">Register</a>.</p>`;
+}
+
+export interface ConsentView {
+  csrf: string;
+  request: Record<string, string>;
+  clientName: string;
+  clientId: string;
+  redirectUri: string;
+  webId: string;
+}
+
+export function consentPage(view: ConsentView): string {
+  return `<p>You are logged in as <code>${escapeHtml(view.webId)}</code>.</p>
+<p><strong>${escapeHtml(view.clientName)}</strong> asks to act as you with your WebID.</p>
+<table><tr><td>Client</td><td><code>${escapeHtml(view.clientId)}</code></td></tr>
+<tr><td>Returns to</td><td><code>${escapeHtml(view.redirectUri)}</code></td></tr></table>
+<form method="post" action="${CONSENT_PATH}">
+${hidden({ ...view.request, csrf: view.csrf })}
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>
+<form method="post" action="${LOGOUT_PATH}">${hidden({ csrf: view.csrf })}<button type="submit">Not you? Log out</button></form>`;
+}
+
+export interface RegisterView {
+  csrf: string;
+  inviteOnly: boolean;
+  /** Single-user mode: the owner makes the one pod's account with the owner token; no pod name. */
+  singleUser: boolean;
+  email?: string;
+  name?: string;
+  invite?: string;
+  error?: string;
+}
+
+export function registerPage(view: RegisterView): string {
+  const invite = view.inviteOnly && !view.singleUser
+    ? `<label for="invite">Invite code</label><input id="invite" name="invite" required autocomplete="off" value="${escapeHtml(view.invite ?? '')}">`
+    : '';
+  const pod = view.singleUser
+    ? `<label for="token">Owner token (printed when the server made the pod, or <code>svc token</code>)</label><input id="token" name="token" required autocomplete="off">`
+    : `<label for="name">Pod name (lower-case letters, digits, - and _)</label><input id="name" name="name" required pattern="[a-z0-9_\\-]{1,63}" value="${escapeHtml(view.name ?? '')}">`;
+  const intro = view.singleUser ? '<p>This server has one pod. Its owner makes the account to log in with.</p>' : '<p>An account comes with a pod and a WebID.</p>';
+  return `${intro}
+${errorBox(view.error)}
+<form method="post" action="${REGISTER_PATH}">
+${hidden({ csrf: view.csrf })}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(view.email ?? '')}">
+<label for="password">Password (at least 8 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+${pod}
+${invite}
+<button type="submit">Register</button>
+</form>
+<p class="note">Have an account? <a href="${AUTH_PATH}">Log in</a>.</p>`;
+}
+
+export function registeredPage(webId: string, podUri: string): string {
+  return `<p>Your pod is at <a href="${escapeHtml(podUri)}">${escapeHtml(podUri)}</a> and your WebID is <code>${escapeHtml(webId)}</code>.</p>
+<p><a href="${AUTH_PATH}">Log in</a> to manage your account, or log in from any Solid app with this server as your identity provider.</p>`;
+}
+
+export interface AccountView {
+  csrf: string;
+  email: string;
+  webId: string;
+  credentials: { clientId: string; name: string; created: string }[];
+  message?: string;
+  error?: string;
+  /** A credential just made: its secret is shown this once. */
+  created?: { clientId: string; secret: string };
+}
+
+export function accountPage(view: AccountView): string {
+  const created = view.created
+    ? `<div class="error" role="status"><p>New client credential. Copy the secret now; it is not shown again.</p>
+<p>client_id: <code>${escapeHtml(view.created.clientId)}</code><br>client_secret: <code>${escapeHtml(view.created.secret)}</code></p></div>`
+    : '';
+  const rows = view.credentials
+    .map(
+      (credential) => `<tr><td>${escapeHtml(credential.name)}</td><td><code>${escapeHtml(credential.clientId)}</code></td><td>${escapeHtml(credential.created.slice(0, 10))}</td>
+<td><form method="post" action="${ACCOUNT_PATH}/credentials/revoke">${hidden({ csrf: view.csrf, client_id: credential.clientId })}<button type="submit">Revoke</button></form></td></tr>`,
+    )
+    .join('\n');
+  return `<p>Logged in as <strong>${escapeHtml(view.email)}</strong>, WebID <code>${escapeHtml(view.webId)}</code>.</p>
+${view.message ? `<p role="status">${escapeHtml(view.message)}</p>` : ''}${errorBox(view.error)}${created}
+<h2>Client credentials</h2>
+<p class="note">Scripts log in with these (OAuth client_credentials grant at the token endpoint).</p>
+${rows ? `<table>${rows}</table>` : '<p>None yet.</p>'}
+<form method="post" action="${ACCOUNT_PATH}/credentials">
+${hidden({ csrf: view.csrf })}
+<label for="cred-name">Name of a new credential</label><input id="cred-name" name="name" required maxlength="100">
+<button type="submit">Create</button>
+</form>
+<h2>Password</h2>
+<form method="post" action="${ACCOUNT_PATH}/password">
+${hidden({ csrf: view.csrf })}
+<label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
+<label for="new">New password (at least 8 characters)</label><input id="new" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<button type="submit">Change password</button>
+</form>
+<form method="post" action="${LOGOUT_PATH}">${hidden({ csrf: view.csrf })}<button type="submit">Log out</button></form>`;
+}

@@ -1,0 +1,23 @@
+/** Where the identity provider lives: its HTTP paths, and its records under the server's private /.server/. */
+
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+export const AUTH_PATH = '/idp/auth';
+export const CONSENT_PATH = '/idp/consent';
+export const TOKEN_PATH = '/idp/token';
+export const JWKS_PATH = '/idp/jwks';
+export const CLIENT_REGISTRATION_PATH = '/idp/reg';
+export const CREDENTIALS_PATH = '/idp/credentials';
+export const REGISTER_PATH = '/idp/register';
+export const ACCOUNT_PATH = '/idp/account';
+export const CLIENT_CREDENTIALS_PATH = '/idp/client-credentials';
+export const LOGOUT_PATH = '/idp/logout';
+
+/** Records of the identity provider: never served, since /.server/ is private (see ldp/auxiliary.ts). */
+export const IDP_STATE = '/.server/idp/';
+export const SIGNING_KEY_PATH = `${IDP_STATE}signing-key.json`;
+export const ACCOUNTS = `${IDP_STATE}accounts/`;
+export const CLIENTS = `${IDP_STATE}clients/`;
+/** One empty marker per client credential an account holds: `<account>/<client_id>`. */
+export const ACCOUNT_CLIENTS = `${IDP_STATE}account-clients/`;
+export const CODES = `${IDP_STATE}codes/`;
+export const REFRESH_TOKENS = `${IDP_STATE}refresh-tokens/`;

@@ -1,0 +1,90 @@
+import { HttpProblem } from '../http/problem.ts';
+import type { Account, AccountStore } from './accounts.ts';
+import { equalInConstantTime, randomToken } from './random.ts';
+
+const SESSION_COOKIE = 'svc_idp_session';
+const CSRF_COOKIE = 'svc_idp_csrf';
+const SESSION_SECONDS = 12 * 3600;
+/** Session cookies are JWTs for this audience, so no other token the server signs can pass for one. */
+const SESSION_AUDIENCE = 'urn:svc:idp-session';
+
+export function readCookie(request: Request, name: string): string | null {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return null;
+}
+
+/** HttpOnly, SameSite=Lax, scoped to /idp/, and Secure whenever the page came over https. */
+function cookie(request: Request, name: string, value: string, maxAge: number): string {
+  const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
+  return `${name}=${value}; Path=/idp/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+/** Logged-in sessions (signed cookies, nothing stored) and the CSRF value every form carries. */
+export class Sessions {
+  readonly #key: () => Promise<Uint8Array>;
+  readonly #accounts: AccountStore;
+  readonly #now: () => number;
+
+  constructor(key: () => Promise<Uint8Array>, accounts: AccountStore, now: () => number) {
+    this.#key = key;
+    this.#accounts = accounts;
+    this.#now = now;
+  }
+
+  /** The Set-Cookie header that logs `account` in. */
+  async start(request: Request, account: Account): Promise<string> {
+    const { SignJWT } = await import('jose');
+    const now = Math.floor(this.#now() / 1000);
+    // The password's change time goes along: a session of an older password is no session.
+    const jwt = await new SignJWT({ pwd: account.passwordChanged })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience(SESSION_AUDIENCE)
+      .setSubject(account.id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + SESSION_SECONDS)
+      .sign(await this.#key());
+    return cookie(request, SESSION_COOKIE, jwt, SESSION_SECONDS);
+  }
+
+  end(request: Request): string {
+    return cookie(request, SESSION_COOKIE, '', 0);
+  }
+
+  /** The logged-in account; null without a valid session, or when the password changed since it began. */
+  async current(request: Request): Promise<{ account: Account; authTime: number } | null> {
+    const value = readCookie(request, SESSION_COOKIE);
+    if (!value) return null;
+    const { jwtVerify } = await import('jose');
+    try {
+      const { payload } = await jwtVerify(value, await this.#key(), { algorithms: ['HS256'], audience: SESSION_AUDIENCE, currentDate: new Date(this.#now()) });
+      const account = payload.sub ? await this.#accounts.get(payload.sub) : null;
+      if (!account || payload.pwd !== account.passwordChanged) return null;
+      return { account, authTime: payload.iat! };
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * Double-submit CSRF protection: a random value in an HttpOnly cookie that each form repeats in a hidden
+ * field. Another site can make a browser post a form here, but cannot read or set the value.
+ */
+export function csrfFor(request: Request): { value: string; setCookie: string | null } {
+  const existing = readCookie(request, CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { value: existing, setCookie: null };
+  const value = randomToken();
+  return { value, setCookie: cookie(request, CSRF_COOKIE, value, SESSION_SECONDS) };
+}
+
+export function checkCsrf(request: Request, submitted: unknown): void {
+  const expected = readCookie(request, CSRF_COOKIE);
+  const origin = request.headers.get('origin');
+  const sameOrigin = origin === null || origin === new URL(request.url).origin;
+  if (!expected || typeof submitted !== 'string' || !equalInConstantTime(expected, submitted) || !sameOrigin) {
+    throw new HttpProblem(403, 'The form could not be verified (its CSRF value is missing or does not match). Reload the page and send it again.', { type: 'csrf' });
+  }
+}

@@ -1,0 +1,124 @@
+/** The token endpoint (RFC 6749 §3.2): authorization_code with PKCE, refresh_token, client_credentials. */
+import { toBase64Url } from '../http/base64url.ts';
+import type { Account } from './accounts.ts';
+import { secretMatches, type Client } from './clients.ts';
+import { webIdOf, type IdpContext } from './context.ts';
+import { dpopKeyOf } from './dpop-proof.ts';
+import { readForm } from './form.ts';
+import { issuerFor } from './issuer.ts';
+import { oauthError } from './oauth-error.ts';
+import { sha256 } from './random.ts';
+import { ACCESS_TOKEN_SECONDS, mintAccessToken, mintIdToken } from './tokens.ts';
+
+const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The client's id and secret from `Authorization: Basic` (client_secret_basic) or the form (client_secret_post). */
+function clientAuthentication(request: Request, form: Record<string, string>): { clientId: string | undefined; secret: string | null } {
+  const header = request.headers.get('authorization');
+  if (header && /^basic\s/i.test(header)) {
+    let decoded: string;
+    try {
+      decoded = atob(header.slice(6).trim());
+    } catch {
+      throw oauthError(401, 'invalid_client', 'The Basic client authentication is not valid base64.', { 'WWW-Authenticate': 'Basic' });
+    }
+    const colon = decoded.indexOf(':');
+    if (colon === -1) throw oauthError(401, 'invalid_client', 'The Basic client authentication must be "client_id:client_secret".', { 'WWW-Authenticate': 'Basic' });
+    const clientId = decodeComponent(decoded.slice(0, colon));
+    if (form.client_id && form.client_id !== clientId) throw oauthError(400, 'invalid_request', 'The client_id of the form differs from the one of the Basic authentication.');
+    return { clientId, secret: decodeComponent(decoded.slice(colon + 1)) };
+  }
+  return { clientId: form.client_id, secret: form.client_secret ?? null };
+}
+
+const invalidGrant = (detail: string) => oauthError(400, 'invalid_grant', detail);
+
+async function tokenAnswer(
+  idp: IdpContext,
+  request: Request,
+  account: Account,
+  client: Client,
+  scope: string,
+  jkt: string | undefined,
+  options: { idToken: boolean; refresh: boolean; nonce?: string; authTime?: number },
+): Promise<Response> {
+  const issuer = issuerFor(idp.config, request);
+  const key = await idp.signingKey();
+  const grant = { webId: webIdOf(account, request), clientId: client.clientId, scope, ...(jkt && { jkt }) };
+  const body: Record<string, unknown> = {
+    access_token: await mintAccessToken(key, issuer, grant, idp.now()),
+    token_type: jkt ? 'DPoP' : 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    scope,
+  };
+  if (options.idToken) body.id_token = await mintIdToken(key, issuer, { ...grant, nonce: options.nonce, authTime: options.authTime }, idp.now());
+  if (options.refresh) {
+    // RFC 9449 §5: a public client's refresh token is bound to its DPoP key; a confidential client's to its secret.
+    const bind = jkt && !client.secretHash ? { jkt } : {};
+    body.refresh_token = await idp.grants.refreshTokens.issue({ clientId: client.clientId, accountId: account.id, scope, ...bind });
+  }
+  return Response.json(body, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
+}
+
+async function accountOf(idp: IdpContext, id: string): Promise<Account> {
+  const account = await idp.accounts.get(id);
+  if (!account) throw invalidGrant('The account of this grant does not exist any more.');
+  return account;
+}
+
+export async function handleToken(idp: IdpContext, request: Request): Promise<Response> {
+  const form = await readForm(request);
+  const { clientId, secret } = clientAuthentication(request, form);
+  const client = await idp.clients.resolve(clientId);
+  if (!secretMatches(client, secret === null ? null : await sha256(secret))) {
+    throw oauthError(401, 'invalid_client', 'The client authentication failed (wrong or missing client_secret).', { 'WWW-Authenticate': 'Basic' });
+  }
+  const jkt = await dpopKeyOf(idp.proofs, request, idp.now());
+
+  switch (form.grant_type) {
+    case 'authorization_code': {
+      if (!form.code) throw oauthError(400, 'invalid_request', 'Send the authorization code as "code".');
+      if (!form.code_verifier || !PKCE_VERIFIER.test(form.code_verifier)) throw oauthError(400, 'invalid_request', 'Send the PKCE code_verifier (43 to 128 characters).');
+      const grant = await idp.grants.codes.redeem(form.code);
+      if (!grant) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
+      if (grant.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client.');
+      if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
+      const challenge = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.code_verifier))));
+      if (challenge !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
+      const account = await accountOf(idp, grant.accountId);
+      const scope = grant.scope;
+      return tokenAnswer(idp, request, account, client, scope, jkt, {
+        idToken: true,
+        refresh: scope.split(' ').includes('offline_access'),
+        nonce: grant.nonce,
+        authTime: grant.authTime,
+      });
+    }
+    case 'refresh_token': {
+      if (!form.refresh_token) throw oauthError(400, 'invalid_request', 'Send the refresh token as "refresh_token".');
+      const grant = await idp.grants.refreshTokens.redeem(form.refresh_token);
+      if (!grant) throw invalidGrant('The refresh token is not valid: unknown, expired or used already.');
+      if (grant.clientId !== client.clientId) throw invalidGrant('The refresh token was issued to another client.');
+      if (grant.jkt && grant.jkt !== jkt) throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof made with that key.');
+      return tokenAnswer(idp, request, await accountOf(idp, grant.accountId), client, grant.scope, jkt, { idToken: grant.scope.split(' ').includes('openid'), refresh: true });
+    }
+    case 'client_credentials': {
+      if (!client.accountId || !client.secretHash) {
+        throw oauthError(400, 'unauthorized_client', 'Only client credentials made on an account page may use the client_credentials grant.');
+      }
+      const account = await idp.accounts.get(client.accountId);
+      if (!account) throw oauthError(401, 'invalid_client', 'The account of these client credentials does not exist any more.');
+      return tokenAnswer(idp, request, account, client, form.scope || 'openid webid', jkt, { idToken: false, refresh: false });
+    }
+    default:
+      throw oauthError(400, 'unsupported_grant_type', `The grant_type "${form.grant_type ?? ''}" is not supported; use authorization_code, refresh_token or client_credentials.`);
+  }
+}
