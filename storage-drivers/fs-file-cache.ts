@@ -62,6 +62,14 @@ export class FileCache {
     if (this.#writes === writesBefore) this.#contentTypes.set(path, type);
   }
 
+  /** Forgets every file under a container, after another program changed them. */
+  changedUnder(container: string): void {
+    this.#writes++;
+    const inside = (path: string) => path.startsWith(container);
+    this.#files.deleteWhere(inside);
+    this.#contentTypes.deleteWhere(inside);
+  }
+
   /** Forgets a path's metadata, body and content type. */
   changed(path: string): void {
     this.#writes++;

@@ -10,6 +10,8 @@ import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
+import { FsDriver } from '../../storage-drivers/fs.ts';
+import { createNodeGitBackend } from './git-backend.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -45,7 +47,15 @@ export async function startServer(config: Config, log: (line: string) => void): 
   for (const notice of startupNotices(config, config.host)) log(notice);
 
   const storage = await openStorage(config);
-  const platform: Platform = { runtime: 'node', storage, log, clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress };
+  // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
+  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  const platform: Platform = {
+    runtime: 'node',
+    storage,
+    log,
+    clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
+    ...(git && { git }),
+  };
   const app = createApp(config, platform);
   await app.init();
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
@@ -89,6 +99,9 @@ export async function startServer(config: Config, log: (line: string) => void): 
         resolve();
       });
       server.closeIdleConnections();
-    }).then(() => storage.close?.());
+    }).then(async () => {
+      await git?.close();
+      await storage.close?.();
+    });
   return { server, url, singleUserPod, close };
 }

@@ -76,6 +76,11 @@ export interface StorageDriver {
   children?(container: string): Promise<readonly ResourceMeta[]>;
   /** Bytes used by every resource under the prefix (a container path). */
   usage(prefix: string): Promise<number>;
+  /**
+   * Optional, for drivers that cache: forgets what is cached of a container and everything under it, after
+   * another program (git) changed those files.
+   */
+  forgetCached?(container: string): void;
   close?(): Promise<void>;
 }
 
