@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { applyCors } from '../../src/http/headers.ts';
@@ -56,8 +56,14 @@ export async function startServer(config: Config, log: (line: string) => void): 
     clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
     ...(git && { git }),
   };
-  const app = createApp(config, platform);
-  await app.init();
+  let app: App;
+  try {
+    app = createApp(config, platform);
+    await app.init();
+  } catch (error) {
+    await git?.close();
+    throw error;
+  }
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
   const listener = getRequestListener((request, env) => app.fetch(request, env));
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -74,12 +74,14 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
     if (changes.length > 0) context.publish(changes);
   };
 
-  /** After a push: the files git wrote are seen at once, announced, and counted in the pod's quota. */
+  /**
+   * After a push: the files git wrote are seen at once and announced, and the pod's quota counts what is
+   * now on disk (objects of any branch, the checked-out files).
+   */
   const afterPush = async (repository: string, answer: GitServiceAnswer): Promise<void> => {
     const changed = await answer.finished;
     storage.forgetCached?.(repository);
-    if (changed.length === 0) return;
-    context.publish(changed.map((change) => ({ path: repository + change.path, kind: change.kind })));
+    if (changed.length > 0) context.publish(changed.map((change) => ({ path: repository + change.path, kind: change.kind })));
     const podRoot = podRootOfPath(repository);
     if (podRoot) await reconcilePodUsage(storage, podRoot);
   };

@@ -96,6 +96,7 @@ export async function reconcilePodUsage(storage: StorageDriver, podRoot: string)
     const stored = await readQuotaRecord(storage, podRoot);
     if (!stored) return;
     const used = await measurePodUsage(storage, podRoot);
+    if (used === stored.record.used) return;
     if ((await writeQuotaRecord(storage, podRoot, { limit: stored.record.limit, used }, stored.etag)) !== null) return;
   }
 }

@@ -202,7 +202,14 @@ describe('git over HTTP (svc start --git)', () => {
     await expectOk(git(local, ['reset', '-q', '--hard', 'HEAD~1']));
     await commitFiles(local, { 'medium.txt': 'm'.repeat(20 * 1024) }, 'fits');
     await expectOk(git(local, [...withToken(alice.token), 'push', url, 'main']));
-    expect((await quotaOnDisk('alice')).used).toBeGreaterThanOrEqual(before.used + 20 * 1024);
+    const afterMain = (await quotaOnDisk('alice')).used;
+    expect(afterMain).toBeGreaterThanOrEqual(before.used + 20 * 1024);
+    // A branch that is not checked out adds objects only; they count too.
+    await expectOk(git(local, ['checkout', '-q', '-b', 'side']));
+    await commitFiles(local, { 'noise.bin': randomBytes(30 * 1024) }, 'side branch');
+    await expectOk(git(local, [...withToken(alice.token), 'push', url, 'side']));
+    expect((await quotaOnDisk('alice')).used).toBeGreaterThanOrEqual(afterMain + 30 * 1024);
+    expect((await fetch(`${url}/noise.bin`)).status).toBe(404);
   });
 
   it('never serves or accepts the repository internals over LDP', async () => {
@@ -275,6 +282,14 @@ describe('git with --read-only and without a git-capable storage', () => {
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('read-only');
       expect(existsSync(join(readOnly.root, 'pod', 'repo'))).toBe(false);
+
+      // A repository made on the server's disk is still served for cloning.
+      const onDisk = join(readOnly.root, 'pod', 'kept');
+      await mkdir(onDisk, { recursive: true });
+      await expectOk(git(onDisk, ['init', '-q', '-b', 'main']));
+      await commitFiles(onDisk, { 'kept.txt': 'still readable' }, 'on disk');
+      await expectOk(git(scratch, ['clone', '-q', `${readOnly.base}/pod/kept`, join(scratch, 'kept-clone')]));
+      expect(await readFile(join(scratch, 'kept-clone', 'kept.txt'), 'utf8')).toBe('still readable');
     } finally {
       await readOnly.stop();
     }

@@ -126,6 +126,12 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         expect(byEnv.output).toContain(`not available on the ${runtime} runtime`);
       });
 
+      it('--git, whose backend only the node runtime supplies', async () => {
+        const result = await runExtraRuntime(runtime, ['--git']);
+        expect(result.code).toBe(1);
+        expect(result.output).toContain(`--git needs git's http-backend run on the files of the pods, which the ${runtime} runtime`);
+      });
+
       it('invalid values and unknown flags, with the messages of svc start', async () => {
         const badPort = await runExtraRuntime(runtime, [], { SVC_PORT: 'eighty' });
         expect(badPort.code).toBe(1);
