@@ -1,6 +1,7 @@
 /**
- * The git backend of the Node runtime: `git http-backend` (CGI) spawned per request on the fs driver's
- * files, with request and response bodies streamed through. Git runs with a configuration of svc's making
+ * The git backend of the Node runtime (Deno and Bun use it through their Node compatibility): `git
+ * http-backend` (CGI) spawned per request on the fs driver's files, with request and response bodies
+ * streamed through. Git runs with a configuration of svc's making
  * only: no system or global config, and settings a repository's own config could use to run commands
  * (hooks, fsmonitor) overridden from the environment, which git ranks above the repository's config.
  */
@@ -29,7 +30,9 @@ async function httpBackendPath(): Promise<string> {
     const { stdout } = await run('git', ['--exec-path']);
     return join(stdout.trim(), 'git-http-backend');
   } catch (error) {
-    throw new ConfigError(`--git needs the git command-line tool (git http-backend), and running git failed: ${(error as Error).message}. Install git (scripts/setup-system.sh does).`);
+    throw new ConfigError(
+      `--git needs the git command-line tool (git http-backend), and running git failed: ${(error as Error).message}. Install git (scripts/setup-system.sh does); on Deno, allow it to run programs (--allow-run).`,
+    );
   }
 }
 

@@ -13,6 +13,7 @@ import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig } from '../node/load-config.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
@@ -96,7 +97,8 @@ export async function prepareStandalone(
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);
-  const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress };
+  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress, ...(git && { git }) };
   const app = createApp(config, platform);
   await app.init();
   return { config, app, storage, ...(tls && { tls }) };

@@ -31,7 +31,7 @@ export const gitFeature: Feature = {
     const git = context.platform.git;
     if (!git) {
       throw new ConfigError(
-        `--git needs git's http-backend run on the files of the pods, which the ${context.platform.runtime} runtime with --storage ${context.platform.storage.name} does not offer: use the node runtime with --storage fs.`,
+        `--git needs git's http-backend run on the files of the pods, which the ${context.platform.runtime} runtime with --storage ${context.platform.storage.name} does not offer: git needs real files, so use --storage fs on Node, Deno or Bun.`,
       );
     }
     const serve = gitRequestHandler(context, git);

@@ -126,10 +126,10 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         expect(byEnv.output).toContain(`not available on the ${runtime} runtime`);
       });
 
-      it('--git, whose backend only the node runtime supplies', async () => {
-        const result = await runExtraRuntime(runtime, ['--git']);
+      it('--git on memory storage: git needs files', async () => {
+        const result = await runExtraRuntime(runtime, ['--git', '--storage', 'memory']);
         expect(result.code).toBe(1);
-        expect(result.output).toContain(`--git needs git's http-backend run on the files of the pods, which the ${runtime} runtime`);
+        expect(result.output).toContain(`the ${runtime} runtime with --storage memory does not offer`);
       });
 
       it('invalid values and unknown flags, with the messages of svc start', async () => {
