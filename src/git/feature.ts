@@ -14,6 +14,9 @@ import type { GitBackend, GitServiceAnswer } from './backend.ts';
 import { withGitCredentials } from './credentials.ts';
 import { gitTargetOf, type GitTarget } from './target.ts';
 
+/** What `git http-backend` inflates; git itself sends only gzip. */
+const GIT_ENCODINGS = new Set(['gzip', 'x-gzip', 'identity']);
+
 const notARepository = () => new HttpProblem(404, 'There is no git repository at this URL.', { type: 'not-found' });
 
 /** Git shows a `text/plain` error body to its user (as `remote: ...`); other clients get the problem document. */
@@ -113,6 +116,10 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
       if (!push || !advertisement) throw notARepository();
       await createRepository(repository);
     }
+    const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+    if (encoding && !GIT_ENCODINGS.has(encoding)) {
+      throw new HttpProblem(415, `Git request bodies are sent plain or with Content-Encoding: gzip, not ${encoding}.`, { type: 'unsupported-media-type' });
+    }
     const answer = await git.serve({
       repository,
       service,
@@ -123,11 +130,17 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
       remoteUser: caller.webId,
       ...(push && !advertisement && { quotaAvailable: await quotaAvailable(repository) }),
     });
+    const logFailure = (error: unknown) => context.log(`git: ${repository}: ${(error as Error).message}`);
+    if (answer.response.status >= 400 && answer.response.status < 500) {
+      answer.finished.catch(logFailure);
+      // Git's own refusals (a wrong Content-Type) get the server's error shape, with git's words.
+      throw new HttpProblem(answer.response.status, (await answer.response.text()).trim() || 'git refused the request.', { type: 'git-refused' });
+    }
     if (!push || advertisement) {
-      answer.finished.catch((error: unknown) => context.log(`git: ${(error as Error).message}`));
+      answer.finished.catch(logFailure);
       return answer.response;
     }
-    const done = afterPush(repository, answer).catch((error: unknown) => context.log(`git: after a push to ${repository}: ${(error as Error).message}`));
+    const done = afterPush(repository, answer).catch(logFailure);
     // The answer ends only once the pushed files are visible, so the client's next request sees them.
     const body = answer.response.body?.pipeThrough(new TransformStream({ flush: () => done }));
     return new Response(body ?? null, { status: answer.response.status, headers: answer.response.headers });

@@ -283,6 +283,21 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
       expect(Buffer.from(await response.arrayBuffer()).includes('PACK')).toBe(true);
     });
 
+    it('answers malformed git requests with 4xx problems', async () => {
+      const post = (path: string, headers: Record<string, string>) => fetch(`${server.base}${path}`, { method: 'POST', headers, body: 'garbage' });
+      const wrongType = await post('/alice/public/open/git-upload-pack', { 'content-type': 'text/plain' });
+      expect(wrongType.status).toBe(415);
+      expect(wrongType.headers.get('content-type')).toBe('application/problem+json');
+      expect(await wrongType.text()).toContain('application/x-git-upload-pack-request');
+      const wrongEncoding = await post('/alice/public/open/git-upload-pack', { 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'br' });
+      expect(wrongEncoding.status).toBe(415);
+      expect((await post('/alice/public/nothing/git-upload-pack', { 'content-type': 'application/x-git-upload-pack-request' })).status).toBe(404);
+      expect((await fetch(`${server.base}/alice/public/open/.git/info/refs?service=git-upload-pack`)).status).toBe(404);
+      const notEmpty = await fetch(`${server.base}/alice/info/refs?service=git-receive-pack`, { headers: { authorization: `Bearer ${alice.token}` } });
+      expect(notEmpty.status).toBe(409);
+      expect(existsSync(join(server.root, 'alice', '.git'))).toBe(false);
+    });
+
     it('refuses pushes with a clear message under --read-only; clones still work', async () => {
       const readOnly = await start(['-q', '--git', '--public', '--read-only']);
       try {
