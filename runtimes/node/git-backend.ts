@@ -108,16 +108,22 @@ export async function createNodeGitBackend(root: string, log: (line: string) => 
   };
   const headCommit = (container: string) => git(container, ['rev-parse', '-q', '--verify', 'HEAD']).then((out) => out.trim(), () => '');
 
-  /** The working-tree files that differ between two commits of the checked-out branch. */
+  /**
+   * The working-tree files that differ between two commits of the checked-out branch, and the directories
+   * that appeared or went (`-t` lists trees too; their paths get a trailing `/`, as containers).
+   */
   const changedFiles = async (container: string, before: string, after: string): Promise<WorkTreeChange[]> => {
     if (!after || before === after) return [];
-    const out = await git(container, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', before || EMPTY_TREE, after]);
+    const out = await git(container, ['diff-tree', '-r', '-t', '-z', '--no-renames', before || EMPTY_TREE, after]);
     const fields = out.split('\0');
     const changes: WorkTreeChange[] = [];
     for (let index = 0; index + 1 < fields.length; index += 2) {
-      const status = fields[index]!;
+      // `:<old mode> <new mode> <old id> <new id> <status>`, then the path.
+      const [oldMode, newMode, , , status] = fields[index]!.slice(1).split(' ');
       const path = fields[index + 1]!;
-      changes.push({ path, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'update' });
+      const tree = (status === 'D' ? oldMode : newMode) === '040000';
+      if (tree && status === 'M') continue;
+      changes.push({ path: tree ? path + '/' : path, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'update' });
     }
     return changes;
   };

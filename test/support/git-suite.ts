@@ -176,6 +176,13 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
         expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
         expect((await fetch(`${url}/old.txt`)).status).toBe(404);
         expect(await inbox.until((message) => message.startsWith('pub '))).toBe(`pub ${url}/page.txt`);
+
+        // A new directory is a new container: its parent hears of it.
+        expect(await inbox.ask(`sub ${url}/`)).toBe(`ack ${url}/`);
+        await commitFiles(local, { 'docs/new.txt': 'in a new folder' }, 'third');
+        await expectOk(git(local, [...withToken(alice.token), 'push', url, 'main']));
+        expect(await inbox.until((message) => message.startsWith('pub '))).toBe(`pub ${url}/`);
+        expect(await (await fetch(`${url}/docs/`)).text()).toContain(`${url}/docs/new.txt`);
       } finally {
         inbox.close();
       }
