@@ -1,8 +1,16 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Deno and Bun are installed only by `npm run test:runtimes` (scripts/install-runtimes.sh into .runtimes/),
-// which sets SVC_TEST_EXTRA_RUNTIMES=1; plain `npm test` leaves their tests out.
-const EXTRA_RUNTIME_TESTS = ['test/portable/deno.test.ts', 'test/portable/bun.test.ts', 'test/runtimes/deno-bun.test.ts', 'test/runtimes/git-deno-bun.test.ts'];
+// Deno, Bun and the other Node versions are installed only by `npm run test:runtimes` (scripts/install-runtimes.sh
+// into .runtimes/), which sets SVC_TEST_EXTRA_RUNTIMES=1; plain `npm test` leaves their tests out.
+const EXTRA_RUNTIME_TESTS = [
+  'test/portable/deno.test.ts',
+  'test/portable/bun.test.ts',
+  'test/portable/node22.test.ts',
+  'test/portable/node24.test.ts',
+  'test/runtimes/deno-bun.test.ts',
+  'test/runtimes/git-deno-bun.test.ts',
+  'test/runtimes/node-floor.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -3,6 +3,15 @@
 // is newer than every source file; otherwise runs the TypeScript sources as they are, through tsx.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 
+// The oldest Node the dependencies run on (chokidar, under unstorage, and vite, under vitest, need 20.19);
+// checked before anything that needs it is loaded, so an older Node gets this message, not a missing export.
+const NODE_FLOOR = [20, 19];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < NODE_FLOOR[0] || (major === NODE_FLOOR[0] && minor < NODE_FLOOR[1])) {
+  process.stderr.write(`svc: Node ${NODE_FLOOR.join('.')} or newer is needed; this is Node ${process.versions.node}. Install a current LTS release (22 or 24) from https://nodejs.org/.\n`);
+  process.exit(1);
+}
+
 const root = new URL('..', import.meta.url);
 const built = new URL('dist/cli.js', root);
 

@@ -7,6 +7,7 @@ import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
+import { servedAtBaseUrl } from './http/public-origin.ts';
 import { invitesFeature } from './invites/feature.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
@@ -14,16 +15,17 @@ import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
+import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
-import { initPodQuota } from './quota/record.ts';
+import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /** The optional features, in the order their routes are registered (see docs/architecture.md). */
-const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature, gitFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, notificationsFeature, nostrFeature, gitFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
@@ -103,6 +105,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   let started: Promise<void> | null = null;
   const init = () =>
     (started ??= (async () => {
+      // After an unclean stop, writes may have landed without their count: recount before anything writes.
+      if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, log);
       await security.init();
       for (const parts of features) await parts.init?.();
     })().catch((error: unknown) => {
@@ -151,10 +155,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return null;
   };
 
-  return {
+  const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
     ...(upgrades.length > 0 && { upgradeWebSocket }),
   };
+  return servedAtBaseUrl(config, served, log);
 }

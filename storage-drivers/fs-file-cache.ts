@@ -1,8 +1,9 @@
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import type { ResourceMeta } from '../src/storage/types.ts';
+import type { SidecarRecord } from './fs-sidecar.ts';
 
 const BODY_CACHE_BYTES = 16 * 1024 * 1024;
-const CONTENT_TYPES = 50_000;
+const SIDECARS = 50_000;
 const CACHED_FILE_OVERHEAD = 256;
 
 /** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
@@ -17,12 +18,12 @@ export interface CachedFile {
 
 /**
  * What the fs driver remembers of files: metadata and small bodies (served without looking at the file for
- * `revalidateAfterMs`, dot-files never), and content types from sidecars. Every write through the driver
+ * `revalidateAfterMs`, dot-files never), and what content-type sidecars say (null: there is none). Every write through the driver
  * calls `changed` before and after it; a read that overlapped a write (the write count moved) is not kept.
  */
 export class FileCache {
   readonly #files = new BoundedCache<string, CachedFile>(BODY_CACHE_BYTES, (entry) => (entry.bytes?.byteLength ?? 0) + CACHED_FILE_OVERHEAD);
-  readonly #contentTypes = new BoundedCache<string, string>(CONTENT_TYPES);
+  readonly #sidecars = new BoundedCache<string, SidecarRecord | null>(SIDECARS);
   readonly #revalidateAfterMs: number;
   #writes = 0;
 
@@ -54,12 +55,12 @@ export class FileCache {
     this.#files.set(path, { meta, bytes: bytes ?? (known?.meta.etag === meta.etag ? known.bytes : undefined), checkedAt: performance.now() });
   }
 
-  contentType(path: string): string | undefined {
-    return this.#contentTypes.get(path);
+  sidecar(path: string): SidecarRecord | null | undefined {
+    return this.#sidecars.get(path);
   }
 
-  rememberContentType(path: string, type: string, writesBefore = this.#writes): void {
-    if (this.#writes === writesBefore) this.#contentTypes.set(path, type);
+  rememberSidecar(path: string, sidecar: SidecarRecord | null, writesBefore = this.#writes): void {
+    if (this.#writes === writesBefore) this.#sidecars.set(path, sidecar);
   }
 
   /** Forgets every file under a container, after another program changed them. */
@@ -67,13 +68,13 @@ export class FileCache {
     this.#writes++;
     const inside = (path: string) => path.startsWith(container);
     this.#files.deleteWhere(inside);
-    this.#contentTypes.deleteWhere(inside);
+    this.#sidecars.deleteWhere(inside);
   }
 
-  /** Forgets a path's metadata, body and content type. */
+  /** Forgets a path's metadata, body and sidecar. */
   changed(path: string): void {
     this.#writes++;
     this.#files.delete(path);
-    this.#contentTypes.delete(path);
+    this.#sidecars.delete(path);
   }
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
-import { RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import { StorageError, type PutBody } from '../src/storage/types.ts';
+import type { SidecarRecord } from './fs-sidecar.ts';
 
 const encoder = new TextEncoder();
 
@@ -37,16 +36,15 @@ export async function writeTempFile(temp: string, body: PutBody): Promise<BigInt
 }
 
 /**
- * Keeps the content type a file name cannot tell in its sidecar, atomically; removes the sidecar when the name
- * tells it. `knownType`: the type cached for the path, which the sidecar on disk already says.
+ * Replaces a sidecar atomically. The temp file is named by the caller in the data directory's root: beside a
+ * name of the longest length there is no room for a longer temp name.
  */
-export async function writeSidecarFile(sidecar: string, contentType: string, impliedType: string, knownType?: string): Promise<void> {
-  if (knownType === contentType) return;
-  if (contentType === impliedType) {
-    await unlink(sidecar).catch(() => undefined);
-    return;
+export async function writeSidecarFile(sidecar: string, temp: string, record: SidecarRecord): Promise<void> {
+  try {
+    await writeFile(temp, JSON.stringify(record), { flag: 'wx' });
+    await rename(temp, sidecar);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
   }
-  const temp = `${sidecar}.${randomBytes(4).toString('hex')}${RESERVED_SUFFIX}`;
-  await writeFile(temp, JSON.stringify({ contentType }));
-  await rename(temp, sidecar);
 }

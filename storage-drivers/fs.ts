@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, opendir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { ListingCache } from './fs-listing-cache.ts';
+import { parseSidecar, sidecarStepFor, typeOfBody, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
 import { writeSidecarFile, writeTempFile } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
@@ -33,7 +34,18 @@ export interface FsOptions {
    * Dot-files (ACLs, quota records, `.server/`), which svc's own commands edit on disk, are always checked.
    */
   revalidateAfterMs?: number;
+  /**
+   * Open as the server of this directory: remove the temp files a crash left, and keep a marker file while
+   * open, so the next start knows whether this one stopped cleanly (`uncleanStop`). Commands that open the
+   * directory beside a running server (`svc quota`, `svc invite`) leave both alone.
+   */
+  recover?: boolean;
 }
+
+/** Present while a server has the directory open; found at startup, it means the last one did not stop cleanly. */
+const RUNNING_MARKER = `${RESERVED_PREFIX}-running`;
+/** A sidecar temp file of earlier versions, which wrote it beside the sidecar. */
+const OLD_SIDECAR_TEMP = new RegExp(`\\${RESERVED_SUFFIX}\\.[0-9a-f]{8}\\${RESERVED_SUFFIX}$`);
 
 function isInternalName(name: string): boolean {
   return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
@@ -64,6 +76,8 @@ export class FsDriver implements StorageDriver {
   private readonly listings = new ListingCache();
 
   readonly root: string;
+  uncleanStop = false;
+  private runningMarker: string | null = null;
 
   private constructor(root: string, options: FsOptions) {
     this.root = root;
@@ -73,7 +87,45 @@ export class FsDriver implements StorageDriver {
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
     const absolute = resolve(root);
     await mkdir(absolute, { recursive: true });
-    return new FsDriver(absolute, options);
+    const driver = new FsDriver(absolute, options);
+    if (options.recover) await driver.recover();
+    return driver;
+  }
+
+  /**
+   * Removes what a crash leaves behind: temp files (all in the root, so a clean start lists one directory),
+   * and after an unclean stop also sidecars whose file is gone. Then marks the directory as open.
+   */
+  private async recover(): Promise<void> {
+    const marker = join(this.root, RUNNING_MARKER);
+    this.uncleanStop = await lstat(marker).then(
+      () => true,
+      () => false,
+    );
+    for (const name of await readdir(this.root)) {
+      if (name.startsWith(RESERVED_PREFIX)) await unlink(join(this.root, name)).catch(() => undefined);
+    }
+    if (this.uncleanStop) await this.removeStrandedSidecars(this.root);
+    await writeFile(marker, '');
+    this.runningMarker = marker;
+  }
+
+  private async removeStrandedSidecars(directory: string): Promise<void> {
+    const entries = await readdir(directory, { withFileTypes: true });
+    const files = new Set(entries.filter((entry) => entry.isFile()).map((entry) => entry.name));
+    for (const entry of entries) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory()) await this.removeStrandedSidecars(path);
+      else if (entry.name.endsWith(RESERVED_SUFFIX) && (OLD_SIDECAR_TEMP.test(entry.name) || !files.has(entry.name.slice(0, -RESERVED_SUFFIX.length)))) {
+        await unlink(path).catch(() => undefined);
+      }
+    }
+  }
+
+  /** A clean stop: the next start needs no recount. */
+  async close(): Promise<void> {
+    if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
+    this.runningMarker = null;
   }
 
   private fsPath(path: string): string {
@@ -82,6 +134,11 @@ export class FsDriver implements StorageDriver {
 
   private sidecarPath(path: string): string {
     return this.fsPath(path) + RESERVED_SUFFIX;
+  }
+
+  /** Temp files all go in the root: short names, and one place to sweep after a crash. */
+  private tempPath(): string {
+    return join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
   }
 
   private async stat(path: string): Promise<BigIntStats | null> {
@@ -93,19 +150,41 @@ export class FsDriver implements StorageDriver {
     }
   }
 
-  private async contentTypeOf(path: string): Promise<string> {
-    const cached = this.cache.contentType(path);
+  /** The sidecar on disk; null when there is none. */
+  private async readSidecar(path: string): Promise<SidecarRecord | null> {
+    try {
+      return parseSidecar(await readFile(this.sidecarPath(path), 'utf8'), path + RESERVED_SUFFIX);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
+      throw error;
+    }
+  }
+
+  private async sidecarOf(path: string): Promise<SidecarRecord | null> {
+    const cached = this.cache.sidecar(path);
     if (cached !== undefined) return cached;
     const writes = this.cache.writes;
-    let type: string;
-    try {
-      type = JSON.parse(await readFile(this.sidecarPath(path), 'utf8')).contentType as string;
-    } catch (error) {
+    const sidecar = await this.readSidecar(path);
+    this.cache.rememberSidecar(path, sidecar, writes);
+    return sidecar;
+  }
+
+  /** The metadata of a file with its content type: the sidecar's word for this very body, else the name's. */
+  private async fileMeta(path: string, stats: BigIntStats): Promise<ResourceMeta> {
+    const meta = this.metaFromStats(path, stats);
+    meta.contentType = typeOfBody(await this.sidecarOf(path), mediaTypeForName(nameOf(path)), meta.etag);
+    return meta;
+  }
+
+  private async applySidecarStep(path: string, step: SidecarStep): Promise<void> {
+    if (step.action === 'write') await writeSidecarFile(this.sidecarPath(path), this.tempPath(), step.record);
+    else if (step.action === 'remove') await this.removeSidecar(path);
+  }
+
+  private async removeSidecar(path: string): Promise<void> {
+    await unlink(this.sidecarPath(path)).catch((error: unknown) => {
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
-      type = mediaTypeForName(nameOf(path));
-    }
-    this.cache.rememberContentType(path, type, writes);
-    return type;
+    });
   }
 
   /**
@@ -122,12 +201,11 @@ export class FsDriver implements StorageDriver {
     this.listings.invalidateUnder(container);
   }
 
-  private metaFromStats(path: string, stats: BigIntStats, contentType?: string): ResourceMeta {
+  private metaFromStats(path: string, stats: BigIntStats): ResourceMeta {
     const isContainer = stats.isDirectory();
     return {
       path,
       isContainer,
-      contentType,
       size: isContainer ? 0 : Number(stats.size),
       etag: `${isContainer ? 'd' : 'f'}${stats.ino.toString(36)}-${stats.size.toString(36)}-${stats.mtimeNs.toString(36)}`,
       modified: Number(stats.mtimeNs / 1_000_000n),
@@ -147,7 +225,7 @@ export class FsDriver implements StorageDriver {
     const stats = await this.stat(path);
     if (!this.matches(path, stats)) return null;
     if (!stats.isFile()) return this.metaFromStats(path, stats);
-    const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+    const meta = await this.fileMeta(path, stats);
     this.cache.remember(path, meta, undefined, writes);
     return meta;
   }
@@ -165,7 +243,7 @@ export class FsDriver implements StorageDriver {
         const writes = this.cache.writes;
         const stats = await this.stat(path);
         if (!this.matches(path, stats)) return null;
-        const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+        const meta = await this.fileMeta(path, stats);
         if (meta.etag === cached.meta.etag) {
           this.cache.remember(path, meta, cached.bytes, writes);
           return withBytes(meta, cached.bytes);
@@ -187,7 +265,7 @@ export class FsDriver implements StorageDriver {
         await handle.close();
         return null;
       }
-      const meta = this.metaFromStats(path, stats, await this.contentTypeOf(path));
+      const meta = await this.fileMeta(path, stats);
       if (!options?.range && meta.size <= SMALL_BODY) {
         const bytes = new Uint8Array(await handle.readFile());
         await handle.close();
@@ -208,24 +286,26 @@ export class FsDriver implements StorageDriver {
     const target = this.fsPath(path);
     if (options.ifMatch !== undefined && !(await this.head(path))) return null;
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
-    const temp = join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
+    const temp = this.tempPath();
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
     const written = await writeTempFile(temp, body);
     let renamed = false;
     try {
       const createdContainers = await this.ensureParent(path);
       return await this.lock.run(target, async () => {
-        const knownType = this.cache.contentType(path);
+        const knownSidecar = this.cache.sidecar(path);
         this.changed(path);
         const before = await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
-        if (options.ifMatch !== undefined) {
-          if (!before?.isFile() || this.metaFromStats(path, before).etag !== options.ifMatch) return null;
-        }
+        const beforeEtag = before ? this.metaFromStats(path, before).etag : undefined;
+        if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         const impliedType = mediaTypeForName(nameOf(path));
-        // A cached type speaks for the sidecar only while the file it belongs to is still there.
-        const sidecarSays = before ? knownType : undefined;
+        // A cached sidecar speaks for the disk only while the file it belongs to is still there.
+        const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.readSidecar(path) } : null;
+        const step = sidecarStepFor(impliedType, options.contentType, current);
+        // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
+        await this.applySidecarStep(path, step);
         if (options.ifNoneMatch === '*') {
           try {
             await link(temp, target);
@@ -233,16 +313,21 @@ export class FsDriver implements StorageDriver {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
-          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
         } else {
-          await writeSidecarFile(this.sidecarPath(path), options.contentType, impliedType, sidecarSays);
           await rename(temp, target);
           renamed = true;
         }
+        let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
+        if (sidecar && options.contentType === impliedType) {
+          // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
+          await this.removeSidecar(path);
+          sidecar = null;
+        }
         this.changed(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
-        const meta = this.metaFromStats(path, written, options.contentType);
-        this.cache.rememberContentType(path, options.contentType);
+        const meta = this.metaFromStats(path, written);
+        meta.contentType = options.contentType;
+        this.cache.rememberSidecar(path, sidecar);
         this.cache.remember(path, meta, undefined, this.cache.writes);
         return {
           meta,

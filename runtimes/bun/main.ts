@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
+import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** What a socket carries from the upgrade to its events. */
 interface SocketData {
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     }),
   });
   const url = baseUrl(Boolean(tls), server.hostname, server.port);
-  const singleUser = await singleUserNotice(app, url, config);
+  const singleUser = await singleUserNoticeOf(app, url, config);
   if (singleUser) log(singleUser);
   log(listeningLine('bun', url, config));
 

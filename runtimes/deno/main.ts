@@ -9,7 +9,7 @@
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNotice, type ConnectionInfo } from '../shared/standalone.ts';
+import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** The part of the Deno namespace used here (the project type-checks with Node's types, not Deno's). */
 interface DenoApi {
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     },
   );
   await listening;
-  const singleUser = await singleUserNotice(app, url, config);
+  const singleUser = await singleUserNoticeOf(app, url, config);
   if (singleUser) log(singleUser);
   log(listeningLine('deno', url, config));
 

@@ -1,38 +1,17 @@
-import { cac } from 'cac';
-import { OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+import { parseFlagWords, flagSpecsOf } from '../../src/config/flags.ts';
+import type { Config } from '../../src/config/options.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
+import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import { singleUserNotice, type SingleUserPod } from '../../src/pods/single-user.ts';
-import { ADMIN_COMMANDS, declareAdminCommands, runAdminCommand } from './commands/index.ts';
-import { commandHelp, globalHelp, type CommandHelp } from './help.ts';
+import { ADMIN_COMMANDS, runAdminCommand } from './commands/index.ts';
+import { commandHelp, globalHelp, tableOptionsOf, type CommandHelp } from './help.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
-import { mintPodToken } from './token.ts';
 
-const COMMANDS: CommandHelp[] = [
-  { name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' },
-  { name: 'token', usage: 'svc token <pod> [options]', summary: 'Print a fresh bearer token for an existing pod (/: the single-user pod at the root).', optionKeys: ['root', 'config', 'storage', 'tokenTtl'] },
-  ...ADMIN_COMMANDS,
-];
+const COMMANDS: CommandHelp[] = [{ name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' }, ...ADMIN_COMMANDS];
 
 const SHUTDOWN_GRACE_MS = 10_000;
-
-/**
- * cac (mri) reads an empty value, `--name ''` or `--name=`, as 0 or true; for string options the last
- * value given wins, so an empty one is taken back from the raw words.
- */
-function emptyStringFlags(words: readonly string[]): Record<string, string> {
-  const empty: Record<string, string> = {};
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    if (spec.kind !== 'string') continue;
-    let last: string | undefined;
-    words.forEach((word, index) => {
-      if (word === `--${spec.flag}`) last = words[index + 1];
-      else if (word.startsWith(`--${spec.flag}=`)) last = word.slice(spec.flag.length + 3);
-    });
-    if (last === '') empty[spec.key] = '';
-  }
-  return empty;
-}
 
 /** The `svc token` that mints a new token for the single-user pod; none for memory storage, which forgets the pod on exit. */
 function singleUserTokenCommand(config: Config, pod: SingleUserPod): string | null {
@@ -50,9 +29,11 @@ async function runStart(flags: Record<string, unknown>): Promise<void> {
   const log = (line: string) => process.stdout.write(line + '\n');
   const running = await startServer(config, log);
   const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
+  const url = clientBaseUrl(config, running.url);
   const pod = running.singleUserPod;
-  if (pod) log(singleUserNotice(pod, running.url, singleUserTokenCommand(config, pod)));
-  log(`svc listening on ${running.url} (storage: ${storageText})`);
+  if (pod) log(singleUserNotice(pod, url, singleUserTokenCommand(config, pod), Boolean(config.baseUrl)));
+  const bound = url === running.url ? '' : `bound to ${running.url}, `;
+  log(`svc listening on ${url} (${bound}storage: ${storageText})`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -71,51 +52,39 @@ async function runStart(flags: Record<string, unknown>): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const cli = cac('svc');
-  const start = cli.command('start', 'Start the pod server');
-  const token = cli.command('token <pod>', 'Print a fresh bearer token for a pod');
-  declareAdminCommands(cli);
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    const long = `--${spec.flag}${spec.arg ? ' ' + spec.arg : ''}`;
-    start.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
-    token.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
-  }
-  start.option('--help', 'show help');
-  cli.option('--help', 'show help');
-
   const words = argv.slice(2);
-  const commandName = words[0] && !words[0].startsWith('-') ? words[0] : undefined;
-  const command = COMMANDS.find((c) => c.name === commandName);
-  if (!commandName) {
-    process.stdout.write(globalHelp(COMMANDS) + '\n');
-    process.exit(words.includes('--help') ? 0 : 1);
+  const [first, ...rest] = words;
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${packageJson.version}\n`);
+    return;
   }
-  if (!command) fail(`unknown command "${commandName}". Run \`svc --help\` for the list of commands.`);
-  if (words.includes('--help')) {
+  if (first === undefined || first === '--help' || first === 'help') {
+    const topic = first === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    if (first === 'help' && rest[0] !== undefined && !topic) fail(`unknown command "${rest[0]}". Run \`svc help\` for the list of commands.`);
+    process.stdout.write((topic ? commandHelp(topic) : globalHelp(COMMANDS)) + '\n');
+    // `svc` alone is a mistake a script should notice; asking for help is not.
+    process.exit(first === undefined ? 1 : 0);
+  }
+  if (first.startsWith('-')) fail(`name a command before the options, e.g. svc start ${words.join(' ')}. Run \`svc help\` for the list of commands.`);
+  const command = COMMANDS.find((c) => c.name === first);
+  if (!command) fail(`unknown command "${first}". Run \`svc help\` for the list of commands.`);
+  if (rest.includes('--help')) {
     process.stdout.write(commandHelp(command) + '\n');
     return;
   }
 
   let parsed;
   try {
-    parsed = cli.parse(argv, { run: false });
-    cli.matchedCommand?.checkUnknownOptions();
+    parsed = parseFlagWords(rest, [...flagSpecsOf(tableOptionsOf(command)), ...(command.extraOptions ?? [])]);
   } catch (error) {
-    fail(`${(error as Error).message}. Run \`svc ${commandName} --help\` for the options.`);
+    if (!(error instanceof ConfigError)) throw error;
+    fail(`${error.message}. Run \`svc ${first} --help\` for the options.`);
   }
-  const flags: Record<string, unknown> = {};
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    const value = parsed.options[spec.key];
-    if (value !== undefined) flags[spec.key] = Array.isArray(value) ? value.at(-1) : value;
+  if (first === 'start') {
+    if (parsed.positionals.length > 0) fail(`unexpected argument "${parsed.positionals[0]}": svc start takes only options. Run \`svc start --help\` for them.`);
+    return runStart(parsed.flags);
   }
-  Object.assign(flags, emptyStringFlags(words));
-  if (commandName === 'start') await runStart(flags);
-  if (commandName === 'token') {
-    if (!parsed.args[0]) fail('name the pod: svc token <pod>.');
-    process.stdout.write((await mintPodToken(await loadConfig(flags, process.env), String(parsed.args[0]))) + '\n');
-  }
-  const adminOutput = await runAdminCommand(commandName, parsed.args, parsed.options, () => loadConfig(flags, process.env));
-  if (adminOutput !== null) process.stdout.write(adminOutput + '\n');
+  process.stdout.write((await runAdminCommand(first, parsed.positionals, parsed.flags, () => loadConfig(parsed.flags, process.env))) + '\n');
 }
 
 main(process.argv).catch((error) => {
@@ -123,5 +92,6 @@ main(process.argv).catch((error) => {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') fail(`the port is already in use: ${(error as Error).message}`);
   if (code === 'EACCES') fail(`permission denied: ${(error as Error).message}`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot listen on that address (--host): ${(error as Error).message}`);
   fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 });

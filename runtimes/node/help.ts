@@ -1,3 +1,4 @@
+import type { FlagSpec } from '../../src/config/flags.ts';
 import { envNameOf, OPTIONS, type OptionSpec } from '../../src/config/options.ts';
 
 export interface CommandHelp {
@@ -6,10 +7,16 @@ export interface CommandHelp {
   summary: string;
   /** Keys of the options table this command takes; undefined means all of them. */
   optionKeys?: readonly string[];
-  extraOptions?: readonly { flags: string; help: string }[];
+  /** Options of this command alone, outside the options table. */
+  extraOptions?: readonly (FlagSpec & { help: string })[];
 }
 
-export function optionFlags(spec: OptionSpec): string {
+/** The options of the table a command takes. */
+export function tableOptionsOf(command: CommandHelp): OptionSpec[] {
+  return (OPTIONS as readonly OptionSpec[]).filter((o) => !command.optionKeys || command.optionKeys.includes(o.key));
+}
+
+function optionFlags(spec: { flag: string; short?: string; arg?: string }): string {
   const long = `--${spec.flag}${spec.arg ? ' ' + spec.arg : ''}`;
   return spec.short ? `-${spec.short}, ${long}` : `    ${long}`;
 }
@@ -21,12 +28,12 @@ function optionLine(spec: OptionSpec): string {
 }
 
 export function commandHelp(command: CommandHelp): string {
-  const specs = (OPTIONS as readonly OptionSpec[]).filter((o) => !command.optionKeys || command.optionKeys.includes(o.key));
   const lines = [`Usage: ${command.usage}`, '', command.summary, '', 'Options:'];
-  for (const spec of specs) lines.push(optionLine(spec));
-  for (const extra of command.extraOptions ?? []) lines.push(`  ${extra.flags.padEnd(34)} ${extra.help}`);
+  for (const spec of tableOptionsOf(command)) lines.push(optionLine(spec));
+  for (const extra of command.extraOptions ?? []) lines.push(`  ${optionFlags(extra).padEnd(34)} ${extra.help}`);
   lines.push(`  ${'    --help'.padEnd(34)} show this help`);
   lines.push('', 'Precedence: command-line flag > SVC_* environment variable > config file (-c) > default.');
+  lines.push('Each option goes once; one that takes a value needs it (--flag=<value> for a value starting with "-").');
   lines.push('Sizes take B, KB, MB, GB or TB (binary: 1 KB = 1024 B). Booleans from the environment: true/false/1/0.');
   return lines.join('\n');
 }
@@ -34,7 +41,8 @@ export function commandHelp(command: CommandHelp): string {
 export function globalHelp(commands: readonly CommandHelp[]): string {
   const lines = ['Usage: svc <command> [options]', '', 'A Solid / Linked-Data pod server.', '', 'Commands:'];
   for (const command of commands) lines.push(`  ${command.name.padEnd(10)} ${command.summary}`);
-  lines.push('', 'Run `svc <command> --help` for the options of a command.', '');
+  lines.push(`  ${'help'.padEnd(10)} This help; svc help <command> (or svc <command> --help): the options of a command.`);
+  lines.push('', 'svc --version prints the version.', '');
   lines.push(commandHelp(commands[0]!).split('\n').slice(2).join('\n'));
   return lines.join('\n');
 }

@@ -46,7 +46,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   }
   for (const notice of startupNotices(config, config.host)) log(notice);
 
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, true);
   // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {

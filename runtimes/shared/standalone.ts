@@ -4,12 +4,14 @@
  * File access goes through each runtime's Node compatibility (`node:fs`), so the fs driver is the very
  * driver Node uses: same file layout, same atomic create-only and replace.
  */
-import { cac } from 'cac';
 import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../../src/app.ts';
-import { OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
+import { flagSpecsOf, parseFlagWords } from '../../src/config/flags.ts';
+import { OPTIONS, type Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
+import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import type { Platform } from '../../src/platform.ts';
+import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
@@ -31,39 +33,17 @@ export interface Standalone {
   tls?: { key: string; cert: string };
 }
 
-/** Parses command-line flags with the same option declarations as `svc start`. */
+/** Parses command-line flags with the same option table and rules as `svc start`. */
 function parseFlags(runtime: StandaloneRuntime, args: string[]): Record<string, unknown> {
-  const cli = cac(`svc (${runtime})`);
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    const long = `--${spec.flag}${spec.arg ? ' ' + spec.arg : ''}`;
-    cli.option(spec.short ? `-${spec.short}, ${long}` : long, spec.help);
-  }
   let parsed;
   try {
-    parsed = cli.parse(['', '', ...args], { run: false });
-    cli.globalCommand.checkUnknownOptions();
+    parsed = parseFlagWords(args, flagSpecsOf(OPTIONS));
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}. The options are those of \`svc start --help\`.`);
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(`${error.message}. The options are those of \`svc start --help\`.`);
   }
-  if (parsed.args.length > 0) throw new ConfigError(`unexpected argument "${parsed.args[0]}": the ${runtime} entry point only serves; give options as flags.`);
-  const flags: Record<string, unknown> = {};
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    const value = parsed.options[spec.key];
-    if (value !== undefined) flags[spec.key] = Array.isArray(value) ? value.at(-1) : value;
-    // cac reads an empty value (`--single-user-name ''`) as 0 or true; as in `svc start`, the last value given wins.
-    if (spec.kind === 'string' && lastValueOf(args, spec.flag) === '') flags[spec.key] = '';
-  }
-  return flags;
-}
-
-/** The last value given for `--flag value` or `--flag=value` in the raw arguments. */
-function lastValueOf(args: readonly string[], flag: string): string | undefined {
-  let last: string | undefined;
-  args.forEach((word, index) => {
-    if (word === `--${flag}`) last = args[index + 1];
-    else if (word.startsWith(`--${flag}=`)) last = word.slice(flag.length + 3);
-  });
-  return last;
+  if (parsed.positionals.length > 0) throw new ConfigError(`unexpected argument "${parsed.positionals[0]}": the ${runtime} entry point only serves; give options as flags.`);
+  return parsed.flags;
 }
 
 /** Refuses, before anything listens, the options this runtime cannot honour. */
@@ -96,7 +76,7 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root);
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true });
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = { runtime, storage, log, clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress, ...(git && { git }) };
   const app = createApp(config, platform);
@@ -105,25 +85,24 @@ export async function prepareStandalone(
 }
 
 /** The line the process prints once it listens (the same wording as `svc start`, so tools can wait for it). */
-export function listeningLine(runtime: StandaloneRuntime, url: string, config: Config): string {
+export function listeningLine(runtime: StandaloneRuntime, boundUrl: string, config: Config): string {
   const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
-  return `svc listening on ${url} (runtime: ${runtime}, storage: ${storageText})`;
+  const url = clientBaseUrl(config, boundUrl);
+  return `svc listening on ${url} (runtime: ${runtime}, ${url === boundUrl ? '' : `bound to ${boundUrl}, `}storage: ${storageText})`;
 }
 
 /**
  * With --single-user: where the pod is, and its owner token on the start that created it (Node's `svc token`
  * mints a new one from the same --root, as the data layout is the same on every runtime).
  */
-export async function singleUserNotice(app: App, url: string, config: Config): Promise<string | null> {
+export async function singleUserNoticeOf(app: App, boundUrl: string, config: Config): Promise<string | null> {
   const pod = await app.singleUserPod?.();
   if (!pod) return null;
-  const origin = url.replace(/\/$/, '');
-  const where = `single-user pod: ${origin}${pod.podPath} (WebID ${origin}${pod.webIdPath})`;
-  if (pod.token) return `${where}\nowner token (send it as "Authorization: Bearer <token>"):\n${pod.token}`;
-  return `${where}\nits owner token was printed at first start; a new one: svc token ${pod.name || '/'} -r ${config.root}`;
+  const newToken = config.storage === 'memory' ? null : `svc token ${pod.name || '/'} -r ${config.root}`;
+  return singleUserNotice(pod, clientBaseUrl(config, boundUrl), newToken, Boolean(config.baseUrl));
 }
 
-/** The URL to print for a bound address: IPv6 in brackets. */
+/** The URL of a bound address: IPv6 in brackets. */
 export function baseUrl(tls: boolean, hostname: string, port: number): string {
   return `${tls ? 'https' : 'http'}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`;
 }

@@ -46,6 +46,11 @@ export function workerConfig(env: WorkerEnv): Config {
       'SVC_NOTIFICATIONS (--notifications) is not available on the workers runtime yet: its WebSockets need a WebSocketPair and a Durable Object to hold the subscriptions (see docs/notifications.md). Remove SVC_NOTIFICATIONS, or run on Node for live notifications.',
     );
   }
+  if (config.nostr) {
+    throw new ConfigError(
+      'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which a Worker is not (it would need a Durable Object; see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
+    );
+  }
   // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
   // `svc token` to mint another: nobody could ever write to it.
   if (config.singleUser) {

@@ -72,6 +72,8 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
           currentDate: new Date(now()),
         });
         if (typeof payload.webid !== 'string') return { error: 'the bearer token names no WebID' };
+        // Checked before the token is cached: the cached path above trusts the WebID to be a URL.
+        if (!URL.canParse(payload.webid)) return { error: 'the WebID in the bearer token is not a URL' };
         if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
         return { webId: localWebId(payload.webid, serverOrigin) };
       } catch (error) {

@@ -70,7 +70,8 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: Source)
       return text;
     }
     default: {
-      if (typeof raw === 'object' && raw !== null) return fail('a string');
+      // A config file's `"root": true` must not become the directory "true", as `-r` alone once did.
+      if ((typeof raw === 'object' && raw !== null) || typeof raw === 'boolean') return fail('a string');
       return String(raw);
     }
   }
@@ -128,7 +129,13 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
  */
 export function startupNotices(config: Config, boundTo?: string): string[] {
   const notices = unavailableFeatures(config).map((feature) => `notice: ${feature} is not available yet in this version; the option is ignored.`);
-  if (boundTo !== undefined && !config.allowedHosts && !LOOPBACK_HOSTS.has(boundTo)) {
+  const beyondLoopback = boundTo !== undefined && !LOOPBACK_HOSTS.has(boundTo);
+  if (beyondLoopback && config.public) {
+    notices.push(
+      `WARNING: --public on ${boundTo}: access control is off and the server is reachable from the network, so ANYONE who can reach this machine may read, change and delete EVERYTHING under it. Use --public only with --host 127.0.0.1.`,
+    );
+  }
+  if (beyondLoopback && !config.allowedHosts && !config.baseUrl) {
     notices.push('notice: --allowed-hosts is not set, so requests for any host name are answered; set it (e.g. --allowed-hosts pods.example.org) wherever untrusted clients can reach this server (see docs/access-control.md).');
   }
   return notices;

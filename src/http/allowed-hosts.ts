@@ -16,8 +16,8 @@ export function parseAllowedHosts(text: string | undefined): ReadonlySet<string>
   return new Set(hosts);
 }
 
-/** 421 for a request to a host the server does not answer to; a name without a port allows every port. */
-export function checkHost(url: URL, allowed: ReadonlySet<string>): void {
+/** 421 for a request to a host the server does not answer to; a name without a port allows every port. `option` is the one that set the hosts. */
+export function checkHost(url: URL, allowed: ReadonlySet<string>, option = '--allowed-hosts'): void {
   if (allowed.has(url.host) || allowed.has(url.hostname)) return;
-  throw new HttpProblem(421, `This server does not answer to the host ${url.host}; it answers to ${[...allowed].join(', ')} (--allowed-hosts).`, { type: 'misdirected-request' });
+  throw new HttpProblem(421, `This server does not answer to the host ${url.host}; it answers to ${[...allowed].join(', ')} (${option}).`, { type: 'misdirected-request' });
 }

@@ -48,7 +48,11 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
     }
     throw error;
   }
-  if (!deleted) throw new HttpProblem(412, 'The resource changed while the request was processed.', { type: 'precondition-failed' });
+  if (!deleted) {
+    // Without If-Match a delete finds nothing only when another request removed the resource meanwhile.
+    if (ifMatch === undefined) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
+    throw new HttpProblem(412, 'The resource changed while the request was processed.', { type: 'precondition-failed' });
+  }
   ctx.changes.push({ path, kind: 'delete' });
   if (!isAclPath(path)) await storage.delete(path + '.acl').catch(() => null);
   const headers = await resourceHeaders(ctx, path);

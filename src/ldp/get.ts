@@ -1,10 +1,11 @@
-import { negotiate, parseAccept } from '../http/accept.ts';
+import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
 import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
-import { JSON_LD, isRdfType, rdfOutputs } from '../rdf/media.ts';
+import { JSON_LD, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
+import { HTML_GRAPH_LIMITS, isGraphNotAvailable, isHtmlType, pageTooLarge } from '../rdf/html.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
@@ -65,20 +66,67 @@ function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Head
 }
 
 /**
- * Representations offered for a stored RDF type, in the order ties are broken: JSON-LD first (the native form,
- * so a wildcard Accept gets it), then the other outputs, then under --conneg the stored form itself (e.g. N3).
+ * Representations offered for a stored RDF type, in the order ties are broken. Under --conneg the stored form
+ * comes first, so a client that takes anything gets the stored bytes unconverted; without it only JSON-LD is
+ * served, and a document stored in another syntax is converted.
  */
 function offersFor(ctx: LdpContext, storedType: string): string[] {
   // ACL editors read ACL documents as Turtle, so those are negotiated even without --conneg.
   const conneg = ctx.config.conneg || isAclPath(ctx.path);
   const outputs = rdfOutputs(conneg);
-  return conneg && !outputs.includes(storedType) ? [...outputs, storedType] : [...outputs];
+  return conneg ? [storedType, ...outputs.filter((type) => type !== storedType)] : [...outputs];
 }
 
 function notAcceptable(ctx: LdpContext, offers: readonly string[]): HttpProblem {
   // Turtle and N-Triples exist but are off: say how to turn them on rather than only what is offered.
   const hint = ctx.config.conneg ? '' : ' Turtle and N-Triples are served with content negotiation enabled (--conneg, SVC_CONNEG=true or "conneg": true).';
   return new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.${hint}`, { type: 'not-acceptable' });
+}
+
+/**
+ * The graph of an HTML or XHTML page (RDFa, JSON-LD islands) for a client that prefers an RDF form to the page
+ * itself; null when the page is to be served as stored. A page whose graph is over the budget is served as
+ * stored if the client takes HTML at all, else refused with 406.
+ */
+async function pageGraphResponse(
+  ctx: LdpContext,
+  stored: StoredBody | ResourceMeta,
+  meta: ResourceMeta,
+  headers: Headers,
+  accept: MediaRange[],
+  headOnly: boolean,
+): Promise<Response | null> {
+  const storedEssence = essenceOf(meta.contentType!);
+  const type = negotiate(accept, [storedEssence, ...rdfOutputs(ctx.config.conneg)]);
+  if (type === null || type === storedEssence) return null;
+  const takesPage = qualityOf(accept, storedEssence) > 0;
+  const cancel = () => ('body' in stored ? stored.body.cancel() : undefined);
+  if (meta.size > HTML_GRAPH_LIMITS.bytes) {
+    if (takesPage) return null;
+    await cancel();
+    throw pageTooLarge();
+  }
+  if (headOnly) {
+    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
+    return new Response(null, { status: 200, headers });
+  }
+  let graph: string;
+  try {
+    graph = await converted(ctx, stored as StoredBody, storedEssence, type);
+  } catch (error) {
+    if (!isGraphNotAvailable(error) || !takesPage) throw error;
+    // The body was read for the attempt: serve the page as it is now, if it is still the version the headers name.
+    const again = await ctx.platform.storage.get(ctx.path);
+    if (!again || again.meta.etag !== meta.etag) {
+      await again?.body.cancel();
+      throw error;
+    }
+    headers.set('Content-Type', meta.contentType!);
+    headers.set('Content-Length', String(meta.size));
+    return new Response(bodyOf(again), { status: 200, headers });
+  }
+  headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
+  return new Response(graph, { status: 200, headers });
 }
 
 export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Response> {
@@ -96,7 +144,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (early) return early;
     const podRoot = await podRootResponse(ctx, meta, headers, headOnly);
     if (podRoot) return podRoot;
-    const offers = rdfOutputs(ctx.config.conneg);
+    const offers = generatedRdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);
     if (!type) throw notAcceptable(ctx, offers);
     headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
@@ -138,6 +186,11 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
     if (headOnly) return new Response(null, { status: 200, headers });
     return new Response(await converted(ctx, stored as StoredBody, storedEssence, type), { status: 200, headers });
+  }
+
+  if (isHtmlType(storedType)) {
+    const page = await pageGraphResponse(ctx, stored as StoredBody | ResourceMeta, meta, headers, accept, headOnly);
+    if (page) return page;
   }
 
   headers.set('Content-Type', storedType);

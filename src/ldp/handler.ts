@@ -5,6 +5,7 @@ import { handleGet } from './get.ts';
 import { handlePost } from './post.ts';
 import { handlePut } from './put.ts';
 import { isServerPrivatePath } from './auxiliary.ts';
+import { notFoundHeaders } from './not-found.ts';
 import { resourceHeaders } from './respond.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
 
@@ -18,14 +19,16 @@ async function handleOptions(ctx: LdpContext): Promise<Response> {
 
 /**
  * Dispatches an LDP request on a resource or container to its method handler. Error answers other than
- * access denials carry WAC-Allow too (a 404 tells the caller whether they may create the resource): it
- * depends on the ACLs only, so it reveals nothing about what exists.
+ * access denials carry WAC-Allow too: it depends on the ACLs only, so it reveals nothing about what exists.
+ * A 404 also says how the caller may create the resource (see not-found.ts).
  */
 export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
   try {
     return await dispatch(ctx, patch);
   } catch (error) {
-    if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {
+    if (error instanceof HttpProblem && error.status === 404) {
+      for (const [name, value] of await notFoundHeaders(ctx)) if (!error.headers.has(name)) error.headers.set(name, value);
+    } else if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {
       error.headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, ctx.path)));
     }
     throw error;

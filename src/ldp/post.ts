@@ -1,5 +1,7 @@
+import { headerText } from '../http/header-text.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { allowFor, LDP } from '../http/headers.ts';
+import type { StorageDriver } from '../storage/types.ts';
 import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
@@ -20,7 +22,8 @@ function wantsContainer(request: Request): boolean {
 
 /** The Slug if it is a safe, ordinary name that keeps the new URL within the path limit; otherwise null and a fresh name is used. */
 function safeSlug(request: Request, container: string): string | null {
-  const slug = request.headers.get('slug');
+  const header = request.headers.get('slug');
+  const slug = header && headerText(header);
   if (!slug) return null;
   let name: string;
   try {
@@ -40,6 +43,19 @@ function safeSlug(request: Request, container: string): string | null {
 }
 
 const MAX_NAME_ATTEMPTS = 5;
+
+/**
+ * Member names (without a trailing `/`) that POSTs in flight in this process are creating, per storage. A
+ * streamed body can be offered to storage only once, so a POST does not race another for the same name:
+ * it takes a fresh one.
+ */
+const namesInFlight = new WeakMap<StorageDriver, Set<string>>();
+
+function namesInFlightFor(storage: StorageDriver): Set<string> {
+  let names = namesInFlight.get(storage);
+  if (!names) namesInFlight.set(storage, (names = new Set()));
+  return names;
+}
 
 export async function handlePost(ctx: LdpContext): Promise<Response> {
   const { path } = ctx;
@@ -63,17 +79,25 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
 
   // A taken Slug falls back to a fresh name. A streamed body can be offered to storage only once, so if
   // another request takes the same free name in between, only buffered (RDF) bodies are retried.
+  const inFlight = namesInFlightFor(storage);
   for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
     const name = attempt === 0 && slug ? slug : crypto.randomUUID();
-    const target = path + name + (container ? '/' : '');
-    const twin = container ? target.slice(0, -1) : target + '/';
-    if ((await storage.head(target)) || (await storage.head(twin))) continue;
-    const result = container
-      ? await storage.createContainer(target)
-      : await storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' });
-    if (result) recordPut(ctx, target, result);
-    if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
-    if (write && typeof write.body !== 'string') break;
+    const claim = path + name;
+    if (inFlight.has(claim)) continue;
+    inFlight.add(claim);
+    try {
+      const target = claim + (container ? '/' : '');
+      const twin = container ? claim : claim + '/';
+      if ((await storage.head(target)) || (await storage.head(twin))) continue;
+      const result = container
+        ? await storage.createContainer(target)
+        : await storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' });
+      if (result) recordPut(ctx, target, result);
+      if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
+      if (write && typeof write.body !== 'string') break;
+    } finally {
+      inFlight.delete(claim);
+    }
   }
   throw new HttpProblem(409, 'Another request took the chosen name at the same moment; retry the request.', { type: 'name-conflict' });
 }

@@ -1,4 +1,4 @@
-/** A fixed-window counter after one hit: the count in the window and when the window ends. */
+/** A counter after one hit: the count in the key's current window and when that window ends. */
 export interface WindowCount {
   count: number;
   /** Milliseconds since the epoch. */
@@ -7,17 +7,12 @@ export interface WindowCount {
 
 /**
  * Where rate-limit counters live. In memory by default; a shared store (unstorage over Redis or KV) makes
- * the limits hold across instances. Windows are aligned to multiples of their length, so every instance
- * computes the same window for the same moment.
+ * the limits hold across instances. Each key's window starts at its first counted hit and lasts `windowMs`
+ * (one pod per day means 24 hours from that client's first creation, not until a midnight shared by all).
  */
 export interface CounterStore {
-  /** Adds `amount` (1 for a hit, -1 to refund one) to the key's count in the window holding `now`. */
+  /** Adds `amount` (1 for a hit, -1 to refund one) to the key's count in its window at `now`. */
   add(key: string, windowMs: number, now: number, amount?: number): Promise<WindowCount>;
-}
-
-export function windowOf(windowMs: number, now: number): { start: number; resetAt: number } {
-  const start = Math.floor(now / windowMs) * windowMs;
-  return { start, resetAt: start + windowMs };
 }
 
 /** Expired windows are swept once the map has grown by this many keys. */
@@ -28,11 +23,13 @@ export class MemoryCounterStore implements CounterStore {
   private sweepAt = SWEEP_EVERY;
 
   async add(key: string, windowMs: number, now: number, amount = 1): Promise<WindowCount> {
-    const { start, resetAt } = windowOf(windowMs, now);
-    const slot = `${key}@${start}`;
-    const current = this.counts.get(slot) ?? { count: 0, resetAt };
-    const next = { count: Math.max(0, current.count + amount), resetAt };
-    this.counts.set(slot, next);
+    const slot = `${key}@${windowMs}`;
+    const stored = this.counts.get(slot);
+    const current = stored && stored.resetAt > now ? stored : { count: 0, resetAt: now + windowMs };
+    const next = { count: Math.max(0, current.count + amount), resetAt: current.resetAt };
+    // A window refunded to nothing is forgotten, so the next counted hit starts a full window of its own.
+    if (next.count === 0) this.counts.delete(slot);
+    else this.counts.set(slot, next);
     if (this.counts.size >= this.sweepAt) this.sweep(now);
     return next;
   }

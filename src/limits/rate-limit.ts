@@ -19,6 +19,13 @@ interface Outcome extends WindowCount {
   key: string;
 }
 
+function windowText(windowMs: number): string {
+  const hours = windowMs / 3_600_000;
+  if (hours >= 1) return hours === 1 ? 'hour' : `${hours} hours`;
+  const minutes = windowMs / 60_000;
+  return minutes === 1 ? 'minute' : `${windowMs / 1000} s`;
+}
+
 function secondsUntil(time: number, now: number): number {
   return Math.max(1, Math.ceil((time - now) / 1000));
 }
@@ -72,7 +79,9 @@ export function rateLimiter(deps: RateLimitDeps): MiddlewareHandler {
       await Promise.all(outcomes.filter((outcome) => outcome.rule.countOnlySuccess).map(refund));
       const longest = exceeded.reduce((a, b) => (b.resetAt > a.resetAt ? b : a));
       const retryAfter = secondsUntil(longest.resetAt, at);
-      throw new HttpProblem(429, `Too many requests (${longest.rule.name}: ${longest.rule.limit} per ${longest.rule.windowMs / 1000} s). Try again in ${retryAfter} s.`, {
+      const { rule } = longest;
+      const detail = `Too many requests (${rule.name}: ${rule.limit} per ${windowText(rule.windowMs)} from the first, set by the server's ${rule.option}; 0 lifts it, e.g. for local development). Try again in ${retryAfter} s.`;
+      throw new HttpProblem(429, detail, {
         type: 'rate-limited',
         headers: { 'Retry-After': String(retryAfter), ...rateHeaders(longest, at) },
       });

@@ -6,6 +6,8 @@ const DAY = 24 * HOUR;
 
 export interface RateRule {
   name: string;
+  /** The server option that sets the limit, for the 429 message. */
+  option: string;
   limit: number;
   windowMs: number;
   /** `ip`: per client address; `identity`: per authenticated WebID, or per address for anonymous callers. */
@@ -25,17 +27,18 @@ function isServerRoute(pathname: string): boolean {
 /** The spec's rate-limit table with the configured counts; a count of 0 drops the rule. */
 export function rateRules(config: Config): RateRule[] {
   const rules: RateRule[] = [
-    { name: 'requests', limit: config.rateLimitRequests, windowMs: MINUTE, per: 'ip', applies: () => true },
+    { name: 'requests', option: '--rate-limit-requests', limit: config.rateLimitRequests, windowMs: MINUTE, per: 'ip', applies: () => true },
     {
       name: 'writes',
+      option: '--rate-limit-writes',
       limit: config.rateLimitWrites,
       windowMs: MINUTE,
       per: 'identity',
       applies: (method, pathname) => WRITE_METHODS.has(method) && !isServerRoute(pathname),
     },
-    { name: 'login', limit: config.rateLimitLogin, windowMs: MINUTE, per: 'ip', applies: (method, pathname) => method === 'POST' && LOGIN_PATHS.has(pathname) },
-    { name: 'register', limit: config.rateLimitRegister, windowMs: HOUR, per: 'ip', applies: (method, pathname) => method === 'POST' && pathname === '/idp/register' },
-    { name: 'pods', limit: config.rateLimitPods, windowMs: DAY, per: 'ip', countOnlySuccess: true, applies: (method, pathname) => method === 'POST' && pathname === '/.pods' },
+    { name: 'login', option: '--rate-limit-login', limit: config.rateLimitLogin, windowMs: MINUTE, per: 'ip', applies: (method, pathname) => method === 'POST' && LOGIN_PATHS.has(pathname) },
+    { name: 'register', option: '--rate-limit-register', limit: config.rateLimitRegister, windowMs: HOUR, per: 'ip', applies: (method, pathname) => method === 'POST' && pathname === '/idp/register' },
+    { name: 'pods', option: '--rate-limit-pods', limit: config.rateLimitPods, windowMs: DAY, per: 'ip', countOnlySuccess: true, applies: (method, pathname) => method === 'POST' && pathname === '/.pods' },
   ];
   return rules.filter((rule) => rule.limit > 0);
 }

@@ -62,7 +62,7 @@ async function readName(request: Request): Promise<{ name: string; fields: Recor
 async function writePod(storage: StorageDriver, name: string, record: PodRecord, extras: ProfileExtras): Promise<void> {
   const root = podRootOf(name);
   if (!(await storage.createContainer(root))) {
-    throw new HttpProblem(409, `The pod name "${name}" is taken.`, { type: 'pod-exists' });
+    throw new HttpProblem(409, `The pod name "${name}" is taken. If the pod is yours, a fresh token for it comes from \`svc token ${name}\` on the server (with its --root).`, { type: 'pod-exists' });
   }
   const written: string[] = [root];
   try {

@@ -1,15 +1,12 @@
-import type { Quad } from 'n3';
 import { negotiate, parseAccept } from '../http/accept.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { urlFor, type LdpContext } from '../ldp/context.ts';
 import { listingToQuads, readListing } from '../ldp/listing.ts';
-import { parseRdf, serializeQuads } from '../rdf/convert.ts';
-import { JSON_LD, rdfOutputs } from '../rdf/media.ts';
+import { serializeQuads } from '../rdf/convert.ts';
+import { HTML, parseHtmlGraph } from '../rdf/html.ts';
+import { JSON_LD, generatedRdfOutputs } from '../rdf/media.ts';
 import type { ResourceMeta } from '../storage/types.ts';
 import { isPodRoot } from './registry.ts';
-
-const HTML = 'text/html';
-const ISLAND = /<script[^>]*type=["']application\/ld\+json["'][^>]*>([\s\S]*?)<\/script>/i;
 
 /** The profile page, when there is one and the caller may read it (its own ACL may be narrower than the pod's). */
 async function readProfilePage(ctx: LdpContext): Promise<string | null> {
@@ -19,11 +16,6 @@ async function readProfilePage(ctx: LdpContext): Promise<string | null> {
   return stored ? new Response(stored.body).text() : null;
 }
 
-/** The profile graph from the page's JSON-LD island, resolved against the pod root. */
-async function profileQuads(page: string, base: string): Promise<Quad[]> {
-  const island = ISLAND.exec(page)?.[1];
-  return island ? parseRdf(island, JSON_LD, base) : [];
-}
 
 /**
  * GET/HEAD of a pod root: the profile page for clients that prefer HTML, otherwise the profile graph
@@ -31,7 +23,7 @@ async function profileQuads(page: string, base: string): Promise<Quad[]> {
  */
 export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, headers: Headers, headOnly: boolean): Promise<Response | null> {
   if (!isPodRoot(ctx.platform.storage, ctx.path)) return null;
-  const offers = [...rdfOutputs(ctx.config.conneg), HTML];
+  const offers = [...generatedRdfOutputs(ctx.config.conneg), HTML];
   const type = negotiate(parseAccept(ctx.request.headers.get('accept')), offers);
   if (!type) throw new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.`, { type: 'not-acceptable' });
   const page = await readProfilePage(ctx);
@@ -44,6 +36,7 @@ export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, heade
   if (headOnly) return new Response(null, { status: 200, headers });
   const base = urlFor(ctx, ctx.path);
   const listing = await readListing(ctx.platform.storage, meta);
-  const quads = [...(await profileQuads(page, base)), ...listingToQuads(listing, (p) => urlFor(ctx, p))];
+  // The profile graph is what the page carries (its JSON-LD island), resolved against the pod root.
+  const quads = [...(await parseHtmlGraph(page, HTML, base)), ...listingToQuads(listing, (p) => urlFor(ctx, p))];
   return new Response(await serializeQuads(quads, type, base), { status: 200, headers });
 }

@@ -144,9 +144,10 @@ export async function readRootPodRecord(storage: StorageDriver): Promise<PodReco
  * What a runtime prints at startup: where the pod is, and the owner's token on the start that created it.
  * `newToken` says how to get another one (`svc token ...`), null where there is no such way.
  */
-export function singleUserNotice(pod: SingleUserPod, serverUrl: string, newToken: string | null): string {
+export function singleUserNotice(pod: SingleUserPod, serverUrl: string, newToken: string | null, fixedBaseUrl: boolean): string {
   const origin = serverUrl.replace(/\/$/, '');
-  const where = `single-user pod: ${origin}${pod.podPath} (WebID ${origin}${pod.webIdPath})`;
+  const carried = fixedBaseUrl ? '' : ' (WebIDs carry the origin each request comes to; --base-url sets one public origin)';
+  const where = `single-user pod: ${origin}${pod.podPath}\nWebID: ${origin}${pod.webIdPath}${carried}`;
   const another = newToken ? `; a new one: ${newToken}` : '';
   if (pod.token) return `${where}\nowner token (send it as "Authorization: Bearer <token>"${another}):\n${pod.token}`;
   return `${where}\nits owner token was printed at first start${another}`;

@@ -71,6 +71,23 @@ export async function measurePodUsage(storage: StorageDriver, podRoot: string): 
   return total - (record?.size ?? 0);
 }
 
+/**
+ * Recounts the record of every pod (a top-level container with a record) from what is stored: after a crash,
+ * writes may have landed without their count. A record that cannot be read is left for `svc quota` to fix.
+ */
+export async function reconcileAllPods(storage: StorageDriver, log: (line: string) => void): Promise<void> {
+  const pods: string[] = [];
+  for await (const member of storage.list('/')) if (member.isContainer) pods.push(member.path);
+  for (const podRoot of pods) {
+    const stored = await readQuotaRecord(storage, podRoot).catch(() => null);
+    if (!stored) continue;
+    const used = await measurePodUsage(storage, podRoot);
+    if (used === stored.record.used) continue;
+    await writeQuotaRecord(storage, podRoot, { limit: stored.record.limit, used }, stored.etag);
+    log(`quota: ${podRoot} recounted after an unclean stop: ${stored.record.used} -> ${used} bytes used.`);
+  }
+}
+
 /** Writes the record of a new pod; the pod's skeleton, already written, counts as used. */
 export async function initPodQuota(storage: StorageDriver, podRoot: string, limit: number): Promise<QuotaRecord> {
   const record = { limit, used: await measurePodUsage(storage, podRoot) };

@@ -1,5 +1,6 @@
 import { Parser, Writer, type Quad } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
+import { isHtmlType, parseHtmlGraph } from './html.ts';
 import { parseJsonLd, quadsToJsonLd } from './jsonld.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
 import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
@@ -67,7 +68,9 @@ function contextFromPrefixes(prefixes: Record<string, string> | undefined): Reco
   return usable.length ? Object.fromEntries(usable) : undefined;
 }
 
+/** An RDF document in another syntax; an HTML or XHTML page (`from`) gives the graph of its RDFa and JSON-LD islands. */
 export async function convertRdf(text: string, from: string, to: string, baseUrl: string): Promise<string> {
+  if (isHtmlType(from)) return serializeQuads(await parseHtmlGraph(text, from, baseUrl), to, baseUrl);
   const document = await parseRdfDocument(text, from, baseUrl);
   return serializeQuads(document.quads, to, baseUrl, document);
 }

@@ -21,3 +21,11 @@ export function acceptedRdfInputs(conneg: boolean): readonly string[] {
 export function rdfOutputs(conneg: boolean): readonly string[] {
   return conneg ? [JSON_LD, TURTLE, N_TRIPLES] : [JSON_LD];
 }
+
+/**
+ * Representations of a graph the server makes itself (container listings, the pod profile), in the order ties
+ * go: Turtle first under --conneg, the form Solid clients expect from a wildcard `Accept`.
+ */
+export function generatedRdfOutputs(conneg: boolean): readonly string[] {
+  return conneg ? [TURTLE, JSON_LD, N_TRIPLES] : [JSON_LD];
+}

@@ -1,7 +1,13 @@
 /** Storage path arithmetic and the safety rules every request path must pass. */
 
 export const MAX_PATH_BYTES = 2048;
-export const MAX_SEGMENT_BYTES = 255;
+/**
+ * The longest segment, in UTF-8 bytes, so every file a driver keeps for a name fits the 255 bytes file
+ * systems allow: `<name>.acl` and that ACL's content-type sidecar `<name>.acl.svc-meta` (253 bytes). An ACL
+ * document's segment is its subject's name plus `.acl`, so that suffix does not count.
+ */
+export const MAX_SEGMENT_BYTES = 240;
+const ACL_SEGMENT_SUFFIX = '.acl';
 
 /** Segment suffixes and prefixes the drivers use for their own files; never valid resource names. */
 export const RESERVED_SUFFIX = '.svc-meta';
@@ -46,7 +52,8 @@ export function checkSegment(segment: string): void {
   if (segment.includes('\\')) throw new PathError('backslashes are not allowed');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(segment)) throw new PathError('control characters are not allowed');
-  if (utf8Length(segment) > MAX_SEGMENT_BYTES) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+  const name = segment.endsWith(ACL_SEGMENT_SUFFIX) ? segment.slice(0, -ACL_SEGMENT_SUFFIX.length) : segment;
+  if (utf8Length(name) > MAX_SEGMENT_BYTES) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes (not counting a final .acl)`);
   if (segment.endsWith(RESERVED_SUFFIX) || segment.startsWith(RESERVED_PREFIX)) {
     throw new PathError('this name is reserved for the server');
   }

@@ -77,6 +77,11 @@ export interface StorageDriver {
   /** Bytes used by every resource under the prefix (a container path). */
   usage(prefix: string): Promise<number>;
   /**
+   * True when the driver found on opening that the last server using the storage did not stop cleanly (it
+   * crashed or was killed), so bookkeeping kept beside the data (quota records) must be recounted.
+   */
+  readonly uncleanStop?: boolean;
+  /**
    * Optional, for drivers that cache: forgets what is cached of a container and everything under it, after
    * another program (git) changed those files.
    */

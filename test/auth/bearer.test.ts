@@ -42,6 +42,17 @@ describe('bearer tokens', () => {
     }
   });
 
+  it('a token this server signed for a WebID that is not a URL gets 401 on every use, not only the first', async () => {
+    const w = await podWorld(['alice']);
+    const key = await loadOrCreateTokenKey(w.storage);
+    const token = await mintToken(key, 'not a url', 3600, Date.now());
+    for (let use = 0; use < 3; use++) {
+      const denied = await w.request('/alice/private/', bearer(token));
+      expect(denied.status).toBe(401);
+      expect(denied.headers.get('www-authenticate')).toMatch(/error_description="[^"]*WebID[^"]*"/);
+    }
+  });
+
   it('DPoP and other schemes are not accepted as bearer tokens', async () => {
     const w = await podWorld(['alice']);
     const response = await w.request('/alice/private/', { headers: { authorization: `DPoP ${w.tokens.alice}` } });

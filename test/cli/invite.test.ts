@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,10 +14,12 @@ describe('svc invite', () => {
   it('creates, lists and revokes codes stored in .server/invites.json', async () => {
     const created = await runSvc(['invite', 'create', '-u', '3', '-n', 'for the team', '-r', root]);
     expect(created.code).toBe(0);
-    const code = created.stdout.split('\n')[0]!;
-    expect(code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{8}$/);
+    // Only the code on stdout, so that CODE=$(svc invite create) holds just the code; the rest goes to stderr.
+    expect(created.stdout).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{8}\n$/);
+    expect(created.stderr).toContain('good for 3 pods (note: for the team)');
+    const code = created.stdout.trim();
     const single = await runSvc(['invite', 'create', '--root', root]);
-    const other = single.stdout.split('\n')[0]!;
+    const other = single.stdout.trim();
 
     const stored = JSON.parse(await readFile(join(root, '.server', 'invites.json'), 'utf8'));
     expect(stored.invites).toEqual([
@@ -42,5 +44,15 @@ describe('svc invite', () => {
     const uses = await runSvc(['invite', 'create', '-u', '0', '-r', root]);
     expect(uses.code).toBe(1);
     expect(uses.stderr).toContain('--uses');
+  });
+
+  it('never creates a data directory: a mistyped --root stops with a message', async () => {
+    const missing = join(root, 'no-such-dir');
+    for (const action of [['list'], ['create']]) {
+      const result = await runSvc(['invite', ...action, '-r', missing]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`there is no data directory ${missing}`);
+    }
+    await expect(stat(missing)).rejects.toThrow(/ENOENT/);
   });
 });

@@ -70,6 +70,13 @@ describe('sizes', () => {
   });
 });
 
+describe('string options', () => {
+  it('refuse a boolean from the config file instead of taking the string "true"', () => {
+    expect(() => resolveConfig({ file: { root: true } })).toThrow('Invalid value true for config key "root" (--root): expected a string.');
+    expect(resolveConfig({ file: { root: 'pods' } }).root).toBe('pods');
+  });
+});
+
 describe('startupNotices', () => {
   it('names unbuilt features, and asks for --allowed-hosts only where the server listens beyond loopback', () => {
     const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
@@ -79,5 +86,13 @@ describe('startupNotices', () => {
     expect(notice({})).toBe('');
     expect(notice({ uiShell: true }, '::1')).toContain('--ui-shell');
     expect(notice({ git: true }, '::1')).toBe('');
+    expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toMatch(/login .*--rate-limit-login[\s\S]*registration .*--rate-limit-register/);
+  });
+
+  it('warns loudly about --public beyond loopback only', () => {
+    const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
+    expect(notice({ public: true }, '0.0.0.0')).toContain('WARNING: --public on 0.0.0.0');
+    expect(notice({ public: true }, '127.0.0.1')).toBe('');
+    expect(notice({ public: true, allowedHosts: 'pods.example.org' }, '::')).toContain('WARNING');
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -110,5 +110,64 @@ describe('svc command line', () => {
     const response = await fetch(`${server.base}/slow`, { method: 'PUT', body, headers: { 'Content-Type': 'text/plain' }, duplex: 'half' } as RequestInit);
     expect(response.status).toBe(201);
     expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('svc command line, as a newcomer meets it', () => {
+  it('refuses an option without its value, naming it, instead of taking the string "true"', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'svc-cwd-'));
+    for (const [flag, named] of [['-r', '-r/--root'], ['-h', '-h/--host'], ['--allowed-hosts', '--allowed-hosts'], ['-c', '-c/--config']]) {
+      const result = await runSvc(['start', '-p', '0', flag], {}, cwd);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`svc: ${named} needs a value`);
+      expect(result.stderr).not.toContain('    at ');
+    }
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('refuses an option given twice', async () => {
+    const result = await runSvc(['start', '-p', '4105', '--port', 'abc']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('-p/--port is given twice (-p 4105, then --port abc)');
+  });
+
+  it('prints the version, and help for `svc help` and `svc help <command>`', async () => {
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-v']) expect(await runSvc([flag])).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const help = await runSvc(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Commands:');
+    const tokenHelp = await runSvc(['help', 'token']);
+    expect(tokenHelp).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: svc token <pod>') });
+  });
+
+  it('offers svc token only the options that can find a pod, and never creates a data directory', async () => {
+    const help = await runSvc(['token', '--help']);
+    expect(help.stdout).toContain('--root');
+    expect(help.stdout).not.toContain('--storage');
+    const parent = await mkdtemp(join(tmpdir(), 'svc-admin-'));
+    const missing = join(parent, 'no-such-dir');
+    const token = await runSvc(['token', 'alice', '-r', missing]);
+    expect(token.code).toBe(1);
+    expect(token.stderr).toContain(`there is no data directory ${missing}`);
+    await expect(stat(missing)).rejects.toThrow(/ENOENT/);
+    const memory = await runSvc(['token', 'alice', '-r', parent], { SVC_STORAGE: 'memory' });
+    expect(memory.code).toBe(1);
+    expect(memory.stderr).toContain('--storage fs');
+  });
+
+  it('warns loudly when --public goes with an address beyond loopback', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-public-'));
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: the warning comes before listening fails.
+    const result = await runSvc(['start', '--public', '-h', '192.0.2.1', '-p', '0', '-r', root]);
+    expect(result.stdout).toContain('WARNING: --public on 192.0.2.1');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--host');
+    const loopback = await startSvc(['--public']);
+    try {
+      expect(loopback.output()).not.toContain('WARNING');
+    } finally {
+      await loopback.stop();
+    }
   });
 });

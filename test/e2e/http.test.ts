@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,21 @@ function rawGet(base: string, path: string, headers: Record<string, string> = {}
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** POSTs over a plain socket with a Slug of exactly these bytes; resolves with the status and Location. */
+function postWithSlugBytes(base: string, path: string, slug: Uint8Array): Promise<{ status: number; location?: string }> {
+  const url = new URL(base);
+  const head = `POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\nSlug: `;
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(Buffer.concat([Buffer.from(head, 'latin1'), slug, Buffer.from('\r\n\r\nx', 'latin1')]));
+    });
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1.1 (\d+)/.exec(answer)?.[1]), location: /\r\nlocation: ([^\r]*)/i.exec(answer)?.[1] }));
   });
 }
 
@@ -52,6 +68,21 @@ describe('svc start over real HTTP with the fs driver', () => {
     expect(response.headers.get('content-type')).toBe('text/plain');
     const listing = await (await fetch(`${server.base}/disk/`)).text();
     expect(listing).not.toContain('svc-meta');
+  });
+
+  it('reads a Slug sent as raw UTF-8 bytes as UTF-8, and gives one that is not UTF-8 a fresh name', async () => {
+    const name = 'café-日本.txt';
+    const curl = await run('curl', ['-s', '-S', '-i', '-X', 'POST', '-H', 'Content-Type: text/plain', '-H', `Slug: ${name}`, '--data-binary', 'utf-8 name', `${server.base}/utf8/`]);
+    expect(curl.stdout).toMatch(/^HTTP\/1.1 201/);
+    expect(curl.stdout).toContain(`location: ${server.base}/utf8/caf%C3%A9-%E6%97%A5%E6%9C%AC.txt`);
+    expect(await readdir(join(server.root, 'utf8'))).toEqual([name]);
+    expect(await (await fetch(`${server.base}/utf8/${encodeURIComponent(name)}`)).text()).toBe('utf-8 name');
+
+    const sent = await postWithSlugBytes(server.base, '/utf8b/', new TextEncoder().encode('ünïcode'));
+    expect(sent).toMatchObject({ status: 201, location: `${server.base}/utf8b/%C3%BCn%C3%AFcode` });
+    const latin1 = await postWithSlugBytes(server.base, '/utf8c/', Uint8Array.of(0x63, 0x61, 0x66, 0xe9));
+    expect(latin1.status).toBe(201);
+    expect(latin1.location).toMatch(new RegExp(`^${server.base}/utf8c/[0-9a-f-]{36}$`));
   });
 
   it('refuses dot segments and backslashes in the raw path', async () => {

@@ -17,26 +17,53 @@ async function walkThrough(): Promise<string> {
 
 /** The status the comment after each curl command promises, in order. */
 function promisedStatuses(script: string): number[] {
-  const commands = script.replace(/\\\n/g, ' ').split('\n').filter((line) => /\bcurl\b/.test(line));
+  const commands = script.replace(/\\\n/g, ' ').split('\n').filter((line) => /\bcurl\b/.test(line) && !line.startsWith('curl()'));
   return commands.map((line) => Number(/\s#\s*(\d{3})\b/.exec(line)?.[1]));
 }
 
+/**
+ * Runs the walk-through as a newcomer would paste it, from the repository directory, with `svc token` reading
+ * `root`; gives what a terminal would show (standard output and error as one stream, in order).
+ */
+async function runWalkThrough(script: string, root: string): Promise<{ seen: string; statuses: number[] }> {
+  const { stdout } = await run('bash', ['-c', `set -e\nexec 2>&1\n${script}`], {
+    env: { ...process.env, SVC_ROOT: root, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+  });
+  // The walk-through's own first line makes curl print each status as `→ NNN` on a line of its own.
+  return { seen: stdout, statuses: [...stdout.matchAll(/^→ (\d{3})$/gm)].map((match) => Number(match[1])) };
+}
+
 describe('README quick start', () => {
-  it('works as written against a fresh `svc start` with access control on', async () => {
-    const server = await startSvc(['-q']);
+  it('works as written against a fresh `svc start` with access control on, and again when run a second time', async () => {
+    // The defaults a newcomer's `npm start` has, rate limits included.
+    const server = await startSvc(['-q'], { SVC_RATE_LIMIT: 'true' });
     try {
       const script = (await walkThrough()).replaceAll('http://localhost:3000', server.base);
-      // Each curl also reports its status on stderr, to compare with the status its comment promises.
-      const prelude = `set -e\ncurl() { command curl -sS -w '%{stderr}status %{http_code}\\n' "$@"; }\n`;
-      const { stdout, stderr } = await run('bash', ['-c', prelude + script], {
-        env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
-      });
-      const statuses = [...stderr.matchAll(/status (\d{3})/g)].map((match) => Number(match[1]));
-      expect(statuses).toEqual(promisedStatuses(script));
-      expect(statuses.length).toBeGreaterThanOrEqual(6);
-      expect(stdout).toContain('hello pod');
-      expect(stdout).toMatch(new RegExp(`^location: ${server.base}/alice/notes/card\\r?$`, 'im'));
+      const first = await runWalkThrough(script, server.root);
+      expect(first.statuses).toEqual(promisedStatuses(script));
+      expect(first.statuses.length).toBeGreaterThanOrEqual(7);
+      // Each answer ends on a line of its own, followed by its status.
+      expect(first.seen).toMatch(/^hello pod\n→ 200$/m);
+      expect(first.seen).toMatch(/\}\n→ 401$/m);
+      expect(first.seen).toMatch(new RegExp(`^location: ${server.base}/alice/notes/card\\r?$`, 'im'));
       expect(await readFile(join(server.root, 'alice', 'notes', 'card'), 'utf8')).toContain('Alice');
+
+      // Run again, the second pod creation from this address is over the limit (429, naming the option), and
+      // `npx svc token alice` gives the token the rest uses.
+      const again = await runWalkThrough(script, server.root);
+      expect(again.seen).toContain("--rate-limit-pods; 0 lifts it");
+      expect(again.statuses).toEqual([429, ...promisedStatuses(script).slice(1)]);
+      expect(again.seen).toMatch(/^hello pod\n→ 200$/m);
+
+      // With the pod limit lifted, as the quick start says for local use, the creation answers 409 instead.
+      const lifted = await startSvc(['-q', '--rate-limit-pods', '0', '-r', server.root], { SVC_RATE_LIMIT: 'true' });
+      try {
+        const third = await runWalkThrough(script.replaceAll(server.base, lifted.base), server.root);
+        expect(third.seen).toContain('The pod name "alice" is taken');
+        expect(third.statuses).toEqual([409, ...promisedStatuses(script).slice(1)]);
+      } finally {
+        await lifted.stop();
+      }
     } finally {
       await server.stop();
     }

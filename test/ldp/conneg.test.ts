@@ -13,8 +13,9 @@ async function put(app: ReturnType<typeof makeApp>, path: string, type: string, 
 
 describe('content negotiation with --conneg', () => {
   const cases: [string, string][] = [
-    ['', 'application/ld+json'],
-    ['*/*', 'application/ld+json'],
+    ['', 'text/turtle'],
+    ['*/*', 'text/turtle'],
+    ['application/ld+json', 'application/ld+json'],
     ['text/turtle', 'text/turtle'],
     ['application/n-triples', 'application/n-triples'],
     ['text/turtle;q=0.5, application/ld+json;q=0.9', 'application/ld+json'],
@@ -32,6 +33,43 @@ describe('content negotiation with --conneg', () => {
       expect(await canonical(quads)).toBe(await canonical(await parseRdf(TURTLE_DOC, 'text/turtle', `${BASE}/card`)));
     });
   }
+
+  it('serves the stored bytes, unconverted, to a client that takes anything or likes several forms equally', async () => {
+    const app = makeApp({ conneg: true, public: true });
+    await put(app, '/card', 'text/turtle', TURTLE_DOC);
+    await put(app, '/data', 'application/ld+json', JSON_LD_DOC);
+    for (const accept of [null, '*/*', 'text/turtle, application/ld+json', 'text/html;q=0.8, */*;q=0.5']) {
+      const headers: Record<string, string> = accept === null ? {} : { Accept: accept };
+      const turtle = await app.request('/card', { headers });
+      expect(turtle.headers.get('content-type')).toBe('text/turtle');
+      expect(await turtle.text()).toBe(TURTLE_DOC);
+      const jsonLd = await app.request('/data', { headers });
+      expect(jsonLd.headers.get('content-type')).toBe('application/ld+json');
+      expect(await jsonLd.text()).toBe(JSON_LD_DOC);
+    }
+    // q-values still decide: the data browser prefers Turtle (q=1) over JSON-LD (q=0.9) and HTML (q=0.8).
+    const mashlib = 'image/*;q=0.9, */*;q=0.1, application/rdf+xml;q=0.9, application/xhtml+xml;q=0.8, text/html;q=0.8, text/n3, text/turtle, application/ld+json;q=0.9';
+    expect((await app.request('/data', { headers: { Accept: mashlib } })).headers.get('content-type')).toContain('text/turtle');
+    expect((await app.request('/card', { headers: { Accept: 'application/ld+json, text/turtle;q=0.5' } })).headers.get('content-type')).toBe('application/ld+json');
+  });
+
+  it('answers container listings and the pod profile as Turtle when the client takes anything', async () => {
+    const world = await podWorld(['alice'], { conneg: true });
+    await world.as('alice', '/alice/public/a', { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: TURTLE_DOC });
+    for (const path of ['/alice/public/', '/alice/']) {
+      for (const accept of [null, '*/*', 'text/plain;q=0.8, */*;q=0.5']) {
+        const response = await world.as('alice', path, { headers: accept === null ? {} : { accept } });
+        expect(response.headers.get('content-type')).toMatch(/^text\/turtle/);
+        const quads = await parseRdf(await response.text(), 'text/turtle', BASE + path);
+        expect(quads.some((q) => q.predicate.value === 'http://www.w3.org/ns/ldp#contains')).toBe(true);
+      }
+      const asked = await world.as('alice', path, { headers: { accept: 'application/ld+json' } });
+      expect(asked.headers.get('content-type')).toBe('application/ld+json');
+    }
+    for (const browser of ['text/html,application/xhtml+xml,*/*;q=0.8', 'text/html;q=0.8, */*;q=0.5']) {
+      expect((await world.as(null, '/alice/', { headers: { accept: browser } })).headers.get('content-type')).toMatch(/^text\/html/);
+    }
+  });
 
   it('answers 406 when nothing fits', async () => {
     const app = makeApp({ conneg: true, public: true });
@@ -70,7 +108,7 @@ describe('the pod profile (an HTML page with a JSON-LD island)', () => {
     const island = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)![1]!;
     const islandQuads = await parseRdf(island, 'application/ld+json', `${BASE}/alice/`);
     expect(islandQuads.length).toBeGreaterThan(5);
-    for (const [accept, type] of [['text/turtle', 'text/turtle'], ['application/n-triples', 'application/n-triples'], ['text/html;q=0.5, text/turtle', 'text/turtle'], ['', 'application/ld+json']]) {
+    for (const [accept, type] of [['text/turtle', 'text/turtle'], ['application/n-triples', 'application/n-triples'], ['text/html;q=0.5, text/turtle', 'text/turtle'], ['', 'text/turtle'], ['application/ld+json', 'application/ld+json']]) {
       const response = await world.as(null, '/alice/', { headers: accept ? { accept } : {} });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain(type);
@@ -94,6 +132,17 @@ describe('without --conneg', () => {
     expect(notAcceptable.status).toBe(406);
     expect((await notAcceptable.json()).detail).toContain('--conneg');
     expect((await app.request('/card', { headers: { Accept: 'text/turtle, */*;q=0.1' } })).headers.get('content-type')).toContain('application/ld+json');
+  });
+
+  it('serves a document stored as Turtle (written with --conneg earlier) as JSON-LD, and lists containers as JSON-LD', async () => {
+    const app = makeApp({ public: true });
+    await app.storage.put('/box/card', TURTLE_DOC, { contentType: 'text/turtle' });
+    for (const accept of [null, '*/*']) {
+      const response = await app.request('/box/card', { headers: accept === null ? {} : { Accept: accept } });
+      expect(response.headers.get('content-type')).toBe('application/ld+json');
+      expect(await canonical(await parseRdf(await response.text(), 'application/ld+json', `${BASE}/box/card`))).toBe(await canonical(await parseRdf(TURTLE_DOC, 'text/turtle', `${BASE}/box/card`)));
+      expect((await app.request('/box/', { headers: accept === null ? {} : { Accept: accept } })).headers.get('content-type')).toBe('application/ld+json');
+    }
   });
 });
 

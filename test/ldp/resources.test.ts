@@ -21,6 +21,16 @@ async function expectProblem(response: Response, status: number): Promise<Record
   return problem;
 }
 
+/** Opens a public app over the memory driver and over a fresh fs driver, for behaviour no driver may change. */
+const OPEN_EACH_DRIVER = [
+  async () => makeApp({ public: true }),
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-race-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    return makeApp({ public: true }, await FsDriver.open(root));
+  },
+];
+
 describe('PUT and GET', () => {
   it('creates with 201 and Location, replaces with 204, and reads back the exact type', async () => {
     const { request } = makeApp({ public: true });
@@ -110,6 +120,20 @@ describe('POST', () => {
     expect(await (await request('/box/hello.txt')).text()).toBe('x');
   });
 
+  it('gives concurrent POSTs with the same Slug and a non-RDF body distinct names instead of a 409', async () => {
+    for (const open of OPEN_EACH_DRIVER) {
+      const { request } = await open();
+      const post = (body: string) => request('/race/', { method: 'POST', body, headers: { 'Content-Type': 'text/plain', Slug: 'same.txt' } });
+      const responses = await Promise.all(['a', 'b', 'c', 'd'].map(post));
+      expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+      const locations = new Set(responses.map((r) => r.headers.get('location')));
+      expect(locations.size).toBe(4);
+      expect(locations.has(`${BASE}/race/same.txt`)).toBe(true);
+      const bodies = await Promise.all([...locations].map(async (location) => (await request(new URL(location!).pathname)).text()));
+      expect(bodies.sort()).toEqual(['a', 'b', 'c', 'd']);
+    }
+  });
+
   it('ignores unsafe slugs', async () => {
     const { request } = makeApp({ public: true });
     for (const slug of ['../evil', 'a/b', '.acl', 'x.acl', '%00', 'a.svc-meta']) {
@@ -123,7 +147,7 @@ describe('POST', () => {
 
   it('ignores a Slug that would make the new URL longer than a request path may be', async () => {
     const { request } = makeApp({ public: true });
-    const deep = '/' + Array.from({ length: 8 }, () => 'd'.repeat(250)).join('/') + '/';
+    const deep = '/' + Array.from({ length: 9 }, () => 'd'.repeat(220)).join('/') + '/';
     const response = await request(deep, { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain', Slug: 'n'.repeat(100) } });
     expect(response.status).toBe(201);
     const location = new URL(response.headers.get('location')!).pathname;
@@ -182,6 +206,18 @@ describe('DELETE', () => {
     await expectProblem(await request('/d/sub/item', { method: 'DELETE' }), 404);
     expect((await request('/d/sub/', { method: 'DELETE' })).status).toBe(204);
     await expectProblem(await request('/', { method: 'DELETE' }), 405);
+  });
+
+  it('answers the loser of two concurrent DELETEs without preconditions with 404, not 412', async () => {
+    for (const open of OPEN_EACH_DRIVER) {
+      const { request } = await open();
+      for (let round = 0; round < 5; round++) {
+        await request('/gone/r', text('x'));
+        const responses = await Promise.all([request('/gone/r', { method: 'DELETE' }), request('/gone/r', { method: 'DELETE' })]);
+        expect(responses.map((r) => r.status).sort()).toEqual([204, 404]);
+        await expectProblem(responses.find((r) => r.status === 404)!, 404);
+      }
+    }
   });
 
   it('treats a container holding only its ACL as empty and removes the ACL with it', async () => {

@@ -5,6 +5,7 @@ import { MemoryCounterStore } from '../../src/limits/counter-store.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 /** An app with rate limits on, a clock the test moves, and the client address taken from a test header. */
 function limitedApp(flags: Record<string, unknown> = {}) {
@@ -40,13 +41,15 @@ describe('rate limits', () => {
     const first = await request('/');
     expect(first.headers.get('ratelimit-limit')).toBe('100');
     expect(first.headers.get('ratelimit-remaining')).toBe('99');
-    expect(first.headers.get('ratelimit-reset')).toBe('45');
+    expect(first.headers.get('ratelimit-reset')).toBe('60');
+    clock.now += 15_000;
     expect(new Set(await statuses(99, () => request('/')))).toEqual(new Set([200]));
     const refused = await request('/');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('45');
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect((await refused.json()).detail).toContain('--rate-limit-requests');
     expect((await request('/', { peer: '192.0.2.2' })).status).toBe(200);
     clock.now += 45_000;
     expect((await request('/')).status).toBe(200);
@@ -81,16 +84,29 @@ describe('rate limits', () => {
     expect((await write('/alice/x', alice)).status).toBe(204);
   });
 
-  it('allows one pod per IP per 24 hours, not counting failed attempts', async () => {
+  it('allows one pod per IP in the 24 hours from its first creation, not counting failed attempts', async () => {
     const { request, clock } = limitedApp({ rateLimitRequests: 0 });
     expect((await request('/.pods', createPod('Bad Name'))).status).toBe(400);
+    clock.now += 6 * HOUR;
     expect((await request('/.pods', createPod('alice'))).status).toBe(201);
     const refused = await request('/.pods', createPod('bob'));
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3600);
+    // 24 hours from alice's creation: neither the failed attempt nor a midnight shared by all clients moves it.
+    expect(refused.headers.get('retry-after')).toBe(String(24 * 3600));
+    expect((await refused.json()).detail).toMatch(/1 per 24 hours from the first, set by the server's --rate-limit-pods; 0 lifts it/);
     expect((await request('/.pods', { ...createPod('carol'), peer: '198.51.100.7' })).status).toBe(201);
-    clock.now += 24 * 60 * MINUTE;
+    clock.now += 23 * HOUR;
+    const later = await request('/.pods', createPod('bob'));
+    expect(later.status).toBe(429);
+    expect(later.headers.get('retry-after')).toBe('3600');
+    clock.now += HOUR;
     expect((await request('/.pods', createPod('bob'))).status).toBe(201);
+  });
+
+  it('lifts the pod limit with --rate-limit-pods 0, keeping the others', async () => {
+    const { request } = limitedApp({ rateLimitPods: 0 });
+    expect(await statuses(3, () => request('/.pods', createPod(`pod${Math.random().toString(36).slice(2, 8)}`)))).toEqual([201, 201, 201]);
+    expect((await request('/')).headers.get('ratelimit-limit')).toBe('100');
   });
 
   it('allows 5 registrations per IP per hour and 10 login attempts per IP per minute', async () => {
@@ -140,11 +156,19 @@ describe('rate limits', () => {
 });
 
 describe('memory counter store', () => {
-  it('counts per aligned window and refunds', async () => {
+  it('counts in a window per key from its first hit, and refunds', async () => {
     const store = new MemoryCounterStore();
-    expect(await store.add('k', MINUTE, 61_000)).toEqual({ count: 1, resetAt: 120_000 });
-    expect((await store.add('k', MINUTE, 119_999)).count).toBe(2);
-    expect((await store.add('k', MINUTE, 119_999, -1)).count).toBe(1);
-    expect((await store.add('k', MINUTE, 120_000)).count).toBe(1);
+    expect(await store.add('k', MINUTE, 61_000)).toEqual({ count: 1, resetAt: 121_000 });
+    expect(await store.add('other', MINUTE, 100_000)).toEqual({ count: 1, resetAt: 160_000 });
+    expect((await store.add('k', MINUTE, 120_999)).count).toBe(2);
+    expect((await store.add('k', MINUTE, 120_999, -1)).count).toBe(1);
+    expect(await store.add('k', MINUTE, 121_000)).toEqual({ count: 1, resetAt: 181_000 });
+  });
+
+  it('forgets a window refunded to nothing, so the next hit starts a full one', async () => {
+    const store = new MemoryCounterStore();
+    await store.add('k', MINUTE, 0);
+    await store.add('k', MINUTE, 0, -1);
+    expect(await store.add('k', MINUTE, 30_000)).toEqual({ count: 1, resetAt: 90_000 });
   });
 });

@@ -48,6 +48,9 @@ describe('POST /.pods', () => {
     const statuses = await Promise.all(Array.from({ length: 5 }, () => request('/.pods', json({ name: 'alice' })).then((r) => r.status)));
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(4);
+    const again = await request('/.pods', json({ name: 'alice' }));
+    expect(again.headers.get('content-type')).toBe('application/problem+json');
+    expect((await again.json()).detail).toContain('a fresh token for it comes from `svc token alice`');
   });
 
   it('is refused with 405 under --read-only', async () => {

@@ -161,7 +161,7 @@ describe('svc start --single-user (real process)', () => {
     try {
       const first = await startSvc(['-q', '--single-user', '-r', root]);
       const token = /owner token[^\n]*:\n(\S+)/.exec(first.output())?.[1];
-      expect(first.output()).toContain(`single-user pod: ${first.base}/me/ (WebID ${first.base}/me/#me)`);
+      expect(first.output()).toContain(`single-user pod: ${first.base}/me/\nWebID: ${first.base}/me/#me (WebIDs carry the origin each request comes to`);
       expect(token).toBeDefined();
       const put = await fetch(`${first.base}/me/private/a.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain', ...bearer(token!) }, body: 'a' });
       expect(put.status).toBe(201);
@@ -186,7 +186,7 @@ describe('svc start --single-user (real process)', () => {
     const root = await mkdtemp(join(tmpdir(), 'svc-single-'));
     try {
       const svc = await startSvc(['-q', '--single-user', '--single-user-name', '', '-r', root]);
-      expect(svc.output()).toContain(`single-user pod: ${svc.base}/ (WebID ${svc.base}/profile/card#me)`);
+      expect(svc.output()).toContain(`single-user pod: ${svc.base}/\nWebID: ${svc.base}/profile/card#me`);
       expect(svc.output()).not.toContain('not available yet');
       const minted = await runSvc(['token', '/', '-r', root]);
       expect(minted.code).toBe(0);

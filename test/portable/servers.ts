@@ -24,10 +24,19 @@ function cleanEnv(extra: Record<string, string>): Record<string, string | undefi
   return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_'))), ...extra };
 }
 
-/** `svc start` (bin/svc.js) with a fresh data directory. */
-export async function startNode(): Promise<RunningTarget> {
+/** `svc start` (bin/svc.js) with a fresh data directory, on the Node running the tests or on one of .runtimes/. */
+export async function startNode(node: string = process.execPath): Promise<RunningTarget> {
   const root = await mkdtemp(join(tmpdir(), 'svc-node-'));
-  return startProcess(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...PORTABLE_OPTIONS }, SVC_LISTENING, root);
+  return startProcess(node, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...PORTABLE_OPTIONS }, SVC_LISTENING, root);
+}
+
+/** The other Node versions in .runtimes/: the LTS lines, and one below svc's floor. */
+export type NodeLine = 'node22' | 'node24' | 'node-below-floor';
+
+export function nodeBinary(line: NodeLine): string {
+  const bin = join(REPO, '.runtimes', 'node_modules', line, 'bin', 'node');
+  if (!existsSync(bin)) throw new Error(`${line} is not installed in .runtimes/: run \`npm run test:runtimes\` (or scripts/install-runtimes.sh).`);
+  return bin;
 }
 
 /** Spawns a server in its own process group and waits until its output names the URL it listens on. */

@@ -193,6 +193,17 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         await expectProblem(await call(bob, '/alice/private/m/doc.ttl', { method: 'PATCH', headers: { 'content-type': 'application/sparql-update' }, body: sparql }), 403);
       });
 
+      it('serves the graph of an HTML page (RDFa and a JSON-LD island) as Turtle, and the page as stored', async () => {
+        const page = `<html><head><script type="application/ld+json">{"@id": "#me", "http://xmlns.com/foaf/0.1/nick": "ali"}</script></head>
+<body><p about="#me" property="${SCHEMA_NAME}">Alice</p></body></html>`;
+        expect((await call(alice, '/alice/private/m/page.html', { method: 'PUT', headers: { 'content-type': 'text/html' }, body: page })).status).toBe(201);
+        expect(await (await call(alice, '/alice/private/m/page.html', { headers: { accept: 'text/html' } })).text()).toBe(page);
+        const graph = await call(alice, '/alice/private/m/page.html', { headers: { accept: 'application/n-triples' } });
+        expect(graph.headers.get('content-type')).toContain('application/n-triples');
+        const me = `<${base}/alice/private/m/page.html#me>`;
+        expect((await graph.text()).trim().split('\n').sort()).toEqual([`${me} <${SCHEMA_NAME}> "Alice" .`, `${me} <http://xmlns.com/foaf/0.1/nick> "ali" .`]);
+      });
+
       it('DELETE removes a resource (204, then 404) and refuses a non-empty container (409)', async () => {
         expect((await putText(alice, '/alice/private/d/x.txt', 'x')).status).toBe(201);
         await expectProblem(await call(alice, '/alice/private/d/', { method: 'DELETE' }), 409);

@@ -165,6 +165,25 @@ async function mixedWrites(request: (path: string, init?: RequestInit) => Promis
   return Promise.all(operations.map((operation) => operation()));
 }
 
+describe('quota records after an unclean stop', () => {
+  it('are recounted before the first request when the storage reports a crash, and left alone otherwise', async () => {
+    for (const uncleanStop of [false, true]) {
+      const storage = new MemoryDriver();
+      await storage.put('/alice/a', 'x'.repeat(40), { contentType: 'text/plain' });
+      await storage.put('/bob/b', 'y'.repeat(7), { contentType: 'text/plain' });
+      // The records missed writes that landed just before the crash.
+      await writeQuotaRecord(storage, '/alice/', { limit: 100, used: 10 });
+      await writeQuotaRecord(storage, '/bob/', { limit: 0, used: 0 });
+      const { app, request, logs } = makeApp({ public: true, quiet: true }, Object.assign(storage, { uncleanStop }));
+      await app.init();
+      expect((await request('/alice/a')).status).toBe(200);
+      expect((await readQuotaRecord(storage, '/alice/'))!.record).toEqual({ limit: 100, used: uncleanStop ? 40 : 10 });
+      expect((await readQuotaRecord(storage, '/bob/'))!.record).toEqual({ limit: 0, used: uncleanStop ? 7 : 0 });
+      expect(logs.some((line) => line.includes('recounted'))).toBe(uncleanStop);
+    }
+  });
+});
+
 describe('quota accounting under concurrency', () => {
   it('stays exact after 1,000 concurrent mixed writes and deletes (memory driver), with no 5xx', async () => {
     const { request, storage, record } = await podWithQuota(20_000);

@@ -8,11 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
+import WebSocket from 'ws';
 import { Inbox } from '../notifications/support.ts';
+import { Author } from '../nostr/support.ts';
 import { runExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
 import type { RunningTarget } from '../portable/suite.ts';
 
 const run = promisify(execFile);
+useWebSocketImplementation(WebSocket);
 const QUIET = { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false' };
 
 for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]) {
@@ -60,6 +64,27 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         await expect(inbox.opened).rejects.toThrow(/404/);
       });
     });
+
+    it('runs the Nostr relay (--nostr) through the same WebSocket upgrade', async () => {
+      const server = await startExtraRuntime(runtime, ['--nostr'], QUIET);
+      const relay = await Relay.connect(`${server.base.replace(/^http/, 'ws')}/relay`);
+      try {
+        const author = new Author();
+        const event = author.sign({ content: `from ${runtime}` });
+        expect(await relay.publish(event)).toBe('');
+        await expect(relay.publish({ ...event, content: 'forged' })).rejects.toThrow(/^invalid: /);
+        const found = await new Promise<string[]>((resolve) => {
+          const ids: string[] = [];
+          relay.subscribe([{ authors: [author.pubkey] }], { onevent: (received) => ids.push(received.id), oneose: () => resolve(ids) });
+        });
+        expect(found).toEqual([event.id]);
+        const info = await fetch(`${server.base}/relay`, { headers: { accept: 'application/nostr+json' } });
+        expect(((await info.json()) as { supported_nips: number[] }).supported_nips).toContain(1);
+      } finally {
+        relay.close();
+        await server.stop();
+      }
+    }, 60_000);
 
     it('serves HTTPS with --ssl-key and --ssl-cert', async () => {
       const dir = await mkdtemp(join(tmpdir(), `svc-${runtime}-tls-`));
@@ -110,7 +135,7 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
     it("with --single-user-name '' puts the pod at the root", async () => {
       const server = await startExtraRuntime(runtime, ['--single-user', '--single-user-name', ''], QUIET);
       try {
-        expect(server.output()).toContain(`single-user pod: ${server.base}/ (WebID ${server.base}/profile/card#me)`);
+        expect(server.output()).toContain(`single-user pod: ${server.base}/\nWebID: ${server.base}/profile/card#me`);
       } finally {
         await server.stop();
       }
@@ -138,7 +163,10 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         expect(badPort.output).toContain('Invalid value "eighty" for SVC_PORT (--port)');
         const unknown = await runExtraRuntime(runtime, ['--bogus-option']);
         expect(unknown.code).toBe(1);
-        expect(unknown.output).toMatch(/Unknown option `--bogusOption`/);
+        expect(unknown.output).toContain('Unknown option --bogus-option');
+        const noValue = await runExtraRuntime(runtime, ['-r']);
+        expect(noValue.code).toBe(1);
+        expect(noValue.output).toContain('-r/--root needs a value');
         const halfTls = await runExtraRuntime(runtime, ['--ssl-key', 'key.pem']);
         expect(halfTls.code).toBe(1);
         expect(halfTls.output).toContain('--ssl-key and --ssl-cert must be given together');

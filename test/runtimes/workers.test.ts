@@ -123,7 +123,8 @@ for (const storage of ['r2', 'memory'] as const) {
     it('lists a container in JSON-LD with ldp:contains, and its ETag follows its members', async () => {
       await (await request('/list/a.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'a' })).arrayBuffer();
       await (await request('/list/sub/b.txt', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'b' })).arrayBuffer();
-      const listing = await request('/list/');
+      // Under --conneg a wildcard gets Turtle; this test reads the JSON-LD form.
+      const listing = await request('/list/', { headers: { Accept: 'application/ld+json' } });
       expect(listing.status).toBe(200);
       expect(listing.headers.get('content-type')).toBe('application/ld+json');
       expect(listing.headers.get('link')).toContain('BasicContainer');
@@ -176,6 +177,7 @@ describe('Worker configuration', () => {
   const refusals: Array<[string, Record<string, string>, RegExp]> = [
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
     ['WebSocket notifications', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\).*workers runtime/],
+    ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
     ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
   ];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_SEGMENT_BYTES } from '../../src/storage/paths.ts';
 import { isStorageError, type ResourceMeta, type StorageDriver } from '../../src/storage/types.ts';
 
 const encoder = new TextEncoder();
@@ -30,6 +31,26 @@ function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
 /** The behaviour every StorageDriver must show; run by each driver's test file. */
 export function runStorageContract(name: string, makeDriver: () => Promise<StorageDriver>): void {
   describe(`storage contract: ${name}`, () => {
+    it('stores names of the longest segment, their ACL documents and types the names do not imply', async () => {
+      const driver = await makeDriver();
+      const longest = 'n'.repeat(MAX_SEGMENT_BYTES);
+      const writes: [string, string, string][] = [
+        [`/long/${longest}`, 'body', 'text/plain'],
+        [`/long/${longest}.acl`, '{"@id": "#a"}', 'application/ld+json'],
+        [`/long/${'é'.repeat(MAX_SEGMENT_BYTES / 2)}`, 'accented', 'text/markdown'],
+        [`/long/${'c'.repeat(MAX_SEGMENT_BYTES)}/inner`, 'inside', 'text/turtle'],
+      ];
+      for (const [path, body, contentType] of writes) {
+        expect((await driver.put(path, body, { contentType }))?.meta.contentType).toBe(contentType);
+        expect((await driver.put(path, body + '!', { contentType: 'application/octet-stream' }))?.created).toBe(false);
+        expect((await driver.put(path, body, { contentType }))?.created).toBe(false);
+        expect((await driver.head(path))?.contentType).toBe(contentType);
+        expect(await text(driver, path)).toBe(body);
+      }
+      expect((await driver.delete(`/long/${longest}`))?.size).toBe(4);
+      expect(await driver.head(`/long/${longest}`)).toBeNull();
+    });
+
     it('writes, reads, overwrites and deletes a resource', async () => {
       const driver = await makeDriver();
       const first = await driver.put('/a/note', 'hello', { contentType: 'text/plain' });

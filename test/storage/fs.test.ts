@@ -109,3 +109,33 @@ describe('fs driver caches', () => {
     expect(await text(driver, '/d/outside.txt')).toBe('from outside');
   });
 });
+
+describe('fs driver recovery at startup', () => {
+  it('sweeps temp files and stranded sidecars, and tells an unclean stop from a clean one', async () => {
+    const first = await FsDriver.open(await mkdtemp(join(tmpdir(), 'svc-fs-')), { recover: true });
+    roots.push(first.root);
+    expect(first.uncleanStop).toBe(false);
+    await first.put('/a/note', 'x', { contentType: 'text/plain' });
+    await first.close();
+    expect(await readdir(first.root)).toEqual(['a']);
+
+    // What a kill leaves: the running marker, temp files in the root, a sidecar whose file is gone, and
+    // (from earlier versions) a sidecar temp file beside its sidecar.
+    await FsDriver.open(first.root, { recover: true });
+    await writeFile(join(first.root, '.svc-tmp-0123456789ab'), 'half a body');
+    await writeFile(join(first.root, 'a', 'gone.svc-meta'), '{"contentType":"text/plain"}');
+    await writeFile(join(first.root, 'a', 'note.svc-meta.0a1b2c3d.svc-meta'), '{"contentType":"text/plain"}');
+    // A command opening the directory beside the server leaves all of it alone.
+    const beside = await FsDriver.open(first.root);
+    await beside.close();
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running', 'a']);
+
+    const restarted = await FsDriver.open(first.root, { recover: true });
+    expect(restarted.uncleanStop).toBe(true);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-running', 'a']);
+    expect((await readdir(join(first.root, 'a'))).sort()).toEqual(['note', 'note.svc-meta']);
+    expect((await restarted.head('/a/note'))?.contentType).toBe('text/plain');
+    await restarted.close();
+    expect((await FsDriver.open(first.root, { recover: true })).uncleanStop).toBe(false);
+  });
+});

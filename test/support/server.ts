@@ -16,12 +16,15 @@ export interface RunningSvc {
 }
 
 /**
- * Starts `svc start` as a real process on a free loopback port with a fresh data directory. Rate limits are
- * off (SVC_RATE_LIMIT=false) unless the test passes `--rate-limit` or its own SVC_RATE_LIMIT.
+ * Starts `svc start` as a real process on a free loopback port with a fresh data directory, or with `root`,
+ * which then outlives the process. Rate limits are off (SVC_RATE_LIMIT=false) unless the test passes
+ * `--rate-limit` or its own SVC_RATE_LIMIT.
  */
-export async function startSvc(args: string[] = [], env: Record<string, string> = {}): Promise<RunningSvc> {
-  const root = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
-  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, ...args], {
+export async function startSvc(args: string[] = [], env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningSvc> {
+  const givenRoot = args.findIndex((word) => word === '-r' || word === '--root');
+  const root = options.root ?? (givenRoot === -1 ? await mkdtemp(join(tmpdir(), 'svc-e2e-')) : args[givenRoot + 1]!);
+  // Each option goes once on the command line: the test's own --root replaces the fresh one.
+  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
     env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,15 +52,15 @@ export async function startSvc(args: string[] = [], env: Record<string, string> 
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
-      await rm(root, { recursive: true, force: true });
+      if (givenRoot === -1 && !options.root) await rm(root, { recursive: true, force: true });
       return code;
     },
   };
 }
 
 /** Runs `svc` with arguments to completion and returns its exit code and output. */
-export async function runSvc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runSvc(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -1,59 +1,56 @@
-import type { CAC } from 'cac';
-import { OPTIONS, type Config, type OptionSpec } from '../../../src/config/options.ts';
-import { optionFlags, type CommandHelp } from '../help.ts';
+import type { Config } from '../../../src/config/options.ts';
+import { ConfigError } from '../../../src/config/resolve.ts';
+import type { CommandHelp } from '../help.ts';
 import { DEFAULT_CONFIG_FILE, initCommand } from './init.ts';
 import { inviteCommand } from './invite.ts';
+import { mintPodToken } from '../token.ts';
 import { quotaCommand } from './quota.ts';
 
-const STORAGE_KEYS = ['root', 'config', 'storage'] as const;
+/** Where the data of a server is: its --root, or the config file naming it. */
+const DATA_KEYS = ['root', 'config'] as const;
 
-/** The administration commands, for the command list and `--help`. */
+/** The administration commands, for the command list, the options each takes and `--help`. */
 export const ADMIN_COMMANDS: CommandHelp[] = [
+  {
+    name: 'token',
+    usage: 'svc token <pod> [options]',
+    summary: 'Print a fresh bearer token for an existing pod (/: the single-user pod at the root).',
+    optionKeys: [...DATA_KEYS, 'tokenTtl'],
+  },
   { name: 'init', usage: 'svc init [-c <file>]', summary: `Ask for the main options and write a config file (default ${DEFAULT_CONFIG_FILE}).`, optionKeys: ['config'] },
   {
     name: 'invite',
     usage: 'svc invite create [-u <n>] [-n <text>] | svc invite list | svc invite revoke <code>',
     summary: 'Create, list and revoke invite codes (stored in .server/invites.json under the data directory).',
-    optionKeys: STORAGE_KEYS,
+    optionKeys: DATA_KEYS,
     extraOptions: [
-      { flags: '-u, --uses <n>', help: 'how many pods the code may create (default 1)' },
-      { flags: '-n, --note <text>', help: 'a note kept with the code' },
+      { key: 'uses', flag: 'uses', short: 'u', arg: '<n>', help: 'how many pods the code may create (default 1)' },
+      { key: 'note', flag: 'note', short: 'n', arg: '<text>', help: 'a note kept with the code' },
     ],
   },
   {
     name: 'quota',
     usage: 'svc quota set <pod> <size> | svc quota show <pod> | svc quota reconcile <pod>',
     summary: "Set, show or recompute a pod's storage quota (.quota.json at the pod root).",
-    optionKeys: [...STORAGE_KEYS, 'defaultQuota'],
+    optionKeys: [...DATA_KEYS, 'defaultQuota'],
   },
 ];
 
-const SIGNATURES: Record<string, string> = { init: 'init', invite: 'invite <action> [code]', quota: 'quota <action> <pod> [size]' };
-
-/** Declares the commands with their arguments and the options each takes. */
-export function declareAdminCommands(cli: CAC): void {
-  for (const help of ADMIN_COMMANDS) {
-    const command = cli.command(SIGNATURES[help.name]!, help.summary);
-    for (const spec of OPTIONS as readonly OptionSpec[]) {
-      if (help.optionKeys?.includes(spec.key)) command.option(optionFlags(spec).trim(), spec.help);
-    }
-    for (const extra of help.extraOptions ?? []) command.option(extra.flags, extra.help);
-  }
-}
-
-/** Runs an administration command; returns its output, or null when the name is not one of them. */
+/** Runs an administration command; returns its standard output. */
 export async function runAdminCommand(
   name: string,
-  args: readonly unknown[],
-  options: Record<string, unknown>,
+  args: readonly string[],
+  flags: Record<string, unknown>,
   loadConfig: () => Promise<Config>,
-): Promise<string | null> {
-  const words = args.map(String);
+): Promise<string> {
+  if (name === 'token') {
+    if (!args[0]) throw new ConfigError('name the pod: svc token <pod>.');
+    return mintPodToken(await loadConfig(), args[0]);
+  }
   if (name === 'init') {
-    const file = (options.config as string | undefined) ?? DEFAULT_CONFIG_FILE;
+    const file = (flags.config as string | undefined) ?? DEFAULT_CONFIG_FILE;
     return initCommand(file, { input: process.stdin, write: (text) => process.stdout.write(text) });
   }
-  if (name === 'invite') return inviteCommand(await loadConfig(), words, { uses: options.uses, note: options.note });
-  if (name === 'quota') return quotaCommand(await loadConfig(), words);
-  return null;
+  if (name === 'invite') return inviteCommand(await loadConfig(), args, { uses: flags.uses, note: flags.note, details: (line) => process.stderr.write(line + '\n') });
+  return quotaCommand(await loadConfig(), args);
 }

@@ -56,7 +56,7 @@ export async function initCommand(file: string, io: InitIo): Promise<string> {
   for (const { key, question } of QUESTIONS) {
     const spec = OPTION_BY_KEY.get(key)!;
     for (;;) {
-      const answer = await ask(`${question} [${shownDefault(spec)}] `);
+      const answer = await ask(`${question}${spec.notYet ? ' (not available yet: the option is kept for when it is)' : ''} [${shownDefault(spec)}] `);
       if (answer === '') break;
       const raw = spec.kind === 'boolean' ? (YES_NO[answer.toLowerCase()] ?? answer) : answer;
       try {

@@ -6,6 +6,8 @@ import { withStorage } from './pod-storage.ts';
 export interface InviteFlags {
   uses?: unknown;
   note?: unknown;
+  /** Where `create` says what the code is good for: stderr, so stdout holds only the code (`CODE=$(svc invite create)`). */
+  details(line: string): void;
 }
 
 function table(invites: readonly Invite[]): string {
@@ -36,7 +38,8 @@ export async function inviteCommand(config: Config, args: readonly string[], fla
     if (action === 'create') {
       const note = flags.note === undefined ? undefined : String(flags.note);
       const invite = await store.create({ maxUses, note });
-      return `${invite.code}\n(uses 0/${invite.maxUses}${note ? `, note: ${note}` : ''})`;
+      flags.details(`invite code good for ${invite.maxUses} pod${invite.maxUses === 1 ? '' : 's'}${note ? ` (note: ${note})` : ''}: send it as "invite" in POST /.pods`);
+      return invite.code;
     }
     if (action === 'list') {
       const invites = await store.list();

@@ -1,0 +1,166 @@
+/**
+ * One client's WebSocket to the relay: NIP-01 messages in (`EVENT`, `REQ`, `CLOSE`, and NIP-42 `AUTH`), `OK`,
+ * `EVENT`, `EOSE`, `CLOSED`, `NOTICE` and an `AUTH` challenge out. Whatever a client sends, only its own connection hears about it: malformed
+ * input gets a `NOTICE` (or `CLOSED`/`OK false`), never an exception that would reach other clients.
+ */
+import { sendOrDrop, type SocketHandlers, type SocketLike } from '../notifications/socket.ts';
+import { authProblem, newChallenge, PRIVATE_KINDS, readableBy } from './auth.ts';
+import { canonicalEvent, shapeProblem, type NostrEvent } from './event.ts';
+import { matchesAny, parseFilter, type Filter } from './filter.ts';
+import { TokenBucket, type RelayLimits } from './limits.ts';
+import type { Relay } from './relay.ts';
+import { integrityProblem } from './verify.ts';
+
+const encoder = new TextEncoder();
+
+/** Whether the UTF-8 form passes `max` bytes; encodes only when the UTF-16 length (1 to 3 bytes a unit) leaves it open. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length * 3 <= max) return false;
+  if (text.length > max) return true;
+  return encoder.encode(text).byteLength > max;
+}
+
+export interface ConnectionDeps {
+  relay: Relay;
+  /** The URL the client connected to: AUTH events must name its host. */
+  url: URL;
+  limits: RelayLimits;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  log(line: string): void;
+}
+
+export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps): SocketHandlers {
+  const subscriptions = new Map<string, readonly Filter[]>();
+  const challenge = newChallenge();
+  /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
+  const authenticated = new Set<string>();
+  const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
+  const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
+  const notice = (text: string) => send(['NOTICE', text]);
+
+  const stopListening = relay.listen({
+    deliver(event) {
+      if (!readableBy(event, authenticated)) return;
+      for (const [id, filters] of subscriptions) if (matchesAny(event, filters)) send(['EVENT', id, event]);
+    },
+  });
+
+  /** The authentic event an EVENT or AUTH message carries, after the checks both share, or why it is refused. */
+  function authenticEvent(value: unknown): NostrEvent | string {
+    if (bucket && !bucket.take()) return `rate-limited: at most ${limits.eventsPerSecond} events per second on one connection`;
+    const shape = shapeProblem(value, limits.maxEventTags);
+    if (shape) return `invalid: ${shape}`;
+    const event = canonicalEvent(value as NostrEvent);
+    if (event.created_at > relay.nowSeconds() + limits.maxFutureSeconds) return `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`;
+    const integrity = integrityProblem(event);
+    return integrity ? `invalid: ${integrity}` : event;
+  }
+
+  /** Answers an EVENT or AUTH with `OK`, or with `NOTICE` when the message holds no id to answer to. */
+  function replier(message: unknown[]): (accepted: boolean, text: string) => void {
+    const value = message[1];
+    const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+    return (accepted, text) => (id === null ? notice(text) : send(['OK', id, accepted, text]));
+  }
+
+  async function onEvent(message: unknown[]): Promise<void> {
+    if (message.length !== 2) return notice('invalid: EVENT takes exactly one event: ["EVENT", <event>]');
+    const reply = replier(message);
+    const event = authenticEvent(message[1]);
+    if (typeof event === 'string') return reply(false, event);
+    const answer = await relay.publish(event);
+    reply(answer.accepted, answer.message);
+  }
+
+  function onAuth(message: unknown[]): void {
+    if (message.length !== 2) return notice('invalid: AUTH takes exactly one signed event: ["AUTH", <event>]');
+    const reply = replier(message);
+    const event = authenticEvent(message[1]);
+    if (typeof event === 'string') return reply(false, event);
+    const problem = authProblem(event, challenge, url, relay.nowSeconds());
+    if (problem) return reply(false, `invalid: ${problem}`);
+    authenticated.add(event.pubkey);
+    reply(true, '');
+  }
+
+  function onReq(message: unknown[]): void {
+    const id = message[1];
+    if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
+    // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
+    const close = (reason: string) => {
+      subscriptions.delete(id);
+      send(['CLOSED', id, reason]);
+    };
+    if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
+    const raw = message.slice(2);
+    if (raw.length === 0) return close('invalid: REQ needs at least one filter');
+    if (raw.length > limits.maxFilters) return close(`invalid: at most ${limits.maxFilters} filters in one REQ`);
+    const filters: Filter[] = [];
+    for (const value of raw) {
+      const filter = parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit });
+      if (typeof filter === 'string') return close(`invalid: ${filter}`);
+      filters.push(filter);
+    }
+    if (authenticated.size === 0 && filters.some((filter) => filter.kinds && [...filter.kinds].some((kind) => PRIVATE_KINDS.has(kind)))) {
+      return close('auth-required: direct messages (kinds 4 and 1059) are served only to their author and recipients; authenticate first (NIP-42)');
+    }
+    if (!subscriptions.has(id) && subscriptions.size >= limits.maxSubscriptions) {
+      return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
+    }
+    // A REQ with an id already open replaces that subscription (NIP-01).
+    subscriptions.set(id, filters);
+    for (const event of relay.query(filters)) if (readableBy(event, authenticated)) send(['EVENT', id, event]);
+    send(['EOSE', id]);
+  }
+
+  function onClose(message: unknown[]): void {
+    if (message.length !== 2 || typeof message[1] !== 'string') return notice('invalid: CLOSE takes a subscription id: ["CLOSE", <id>]');
+    subscriptions.delete(message[1]);
+  }
+
+  function onMessage(text: string | null): void | Promise<void> {
+    if (text === null) return notice('invalid: binary messages are not understood; send JSON text');
+    if (longerThan(text, limits.maxMessageLength)) return notice(`invalid: messages are at most ${limits.maxMessageLength} bytes`);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return notice('invalid: the message is not JSON');
+    }
+    if (!Array.isArray(message) || typeof message[0] !== 'string') return notice('invalid: a message is a JSON array that starts with its type, such as ["REQ", ...]');
+    switch (message[0]) {
+      case 'EVENT':
+        return onEvent(message);
+      case 'REQ':
+        return onReq(message);
+      case 'CLOSE':
+        return onClose(message);
+      case 'AUTH':
+        return onAuth(message);
+      default:
+        return notice(`invalid: unknown message type ${JSON.stringify(message[0].slice(0, 20))}; this relay understands EVENT, REQ, CLOSE and AUTH`);
+    }
+  }
+
+  send(['AUTH', challenge]);
+
+  const failed = (error: unknown) => {
+    log(`nostr: a message failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    notice('error: the relay could not handle this message');
+  };
+
+  return {
+    message(text) {
+      try {
+        void Promise.resolve(onMessage(text)).catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    },
+    closed() {
+      subscriptions.clear();
+      stopListening();
+    },
+  };
+}

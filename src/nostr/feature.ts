@@ -1,0 +1,56 @@
+/**
+ * `--nostr`: a Nostr relay at `--nostr-path`, over the runtime's WebSocket upgrade (the same path the
+ * notifications take), with its NIP-11 information document on the same URL over plain HTTP.
+ */
+import { ConfigError } from '../config/resolve.ts';
+import type { Feature } from '../features/feature.ts';
+import { isServerPrivatePath } from '../ldp/auxiliary.ts';
+import { storageArchive } from './archive.ts';
+import { relayInformation, relayInformationResponse } from './info.ts';
+import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './limits.ts';
+import { Relay } from './relay.ts';
+
+/** Plain segments only: the path is matched exactly, for WebSocket upgrades and for the NIP-11 document. */
+const RELAY_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
+
+function checkRelayPath(path: string): void {
+  if (!RELAY_PATH.test(path) || isServerPrivatePath(path) || path.split('/').some((segment) => segment === '.' || segment === '..')) {
+    throw new ConfigError(`Invalid value ${JSON.stringify(path)} for --nostr-path: expected a path such as /relay (segments of letters, digits, ".", "_", "~", "-"; no trailing slash; not under /.server).`);
+  }
+}
+
+export const nostrFeature: Feature = {
+  name: 'nostr',
+  enabled: (config) => config.nostr,
+  create({ config, platform, now, log }) {
+    const path = config.nostrPath;
+    checkRelayPath(path);
+    const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: config.rateLimit ? config.rateLimitNostr : 0 };
+    const relay = new Relay({
+      maxEvents: config.nostrMaxEvents,
+      now,
+      log,
+      ...(config.nostrPersist && { archive: storageArchive(platform.storage, log) }),
+    });
+    const information = relayInformation(limits, config.nostrMaxEvents, config.nostrPersist);
+    // The connection code (with nostr-tools' signature check) is loaded by an enabled relay only.
+    let connections: Promise<typeof import('./connection.ts')> | undefined;
+    const connectionModule = () => (connections ??= import('./connection.ts'));
+
+    return {
+      routes(app) {
+        app.on(['GET', 'HEAD'], path, (c) => relayInformationResponse(c.req.raw, information));
+        app.options(path, () => new Response(null, { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
+      },
+      async upgrade(request) {
+        const url = new URL(request.url);
+        if (url.pathname !== path) return null;
+        const { openRelayConnection } = await connectionModule();
+        return { accept: (socket) => openRelayConnection(socket, { relay, url, limits, now, log }) };
+      },
+      async init() {
+        await Promise.all([relay.init(), connectionModule()]);
+      },
+    };
+  },
+};

@@ -1,0 +1,55 @@
+/** What one relay client may ask of the server; NIP-11 advertises these (see info.ts). */
+export interface RelayLimits {
+  /** Bytes of one incoming message (UTF-8); the runtimes' WebSocket frame limit is the same 64 KiB. */
+  maxMessageLength: number;
+  /** Open subscriptions per connection. */
+  maxSubscriptions: number;
+  /** Filters in one REQ. */
+  maxFilters: number;
+  /** Values in one filter list (`ids`, `authors`, `kinds`, `#x`). */
+  maxFilterValues: number;
+  /** Larger `limit`s are clamped to this. */
+  maxLimit: number;
+  maxSubidLength: number;
+  maxEventTags: number;
+  /** How far `created_at` may lie ahead of the server's clock. */
+  maxFutureSeconds: number;
+  /** Events accepted per connection per second (a burst of as many is allowed); 0 = no limit. */
+  eventsPerSecond: number;
+}
+
+export const DEFAULT_RELAY_LIMITS: Omit<RelayLimits, 'eventsPerSecond'> = {
+  maxMessageLength: 64 * 1024,
+  maxSubscriptions: 20,
+  maxFilters: 10,
+  maxFilterValues: 1000,
+  maxLimit: 500,
+  maxSubidLength: 64,
+  maxEventTags: 2000,
+  maxFutureSeconds: 15 * 60,
+};
+
+/** A token bucket: `rate` tokens a second, holding at most `rate`, so a client may burst one second's worth. */
+export class TokenBucket {
+  readonly #rate: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #updated: number;
+
+  constructor(rate: number, now: () => number) {
+    this.#rate = rate;
+    this.#now = now;
+    this.#tokens = rate;
+    this.#updated = now();
+  }
+
+  /** Takes a token if there is one. */
+  take(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#updated) / 1000) * this.#rate);
+    this.#updated = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}

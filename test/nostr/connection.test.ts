@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { openRelayConnection } from '../../src/nostr/connection.ts';
+import { DEFAULT_RELAY_LIMITS, type RelayLimits } from '../../src/nostr/limits.ts';
+import { Relay } from '../../src/nostr/relay.ts';
+import { FakeSocket } from '../notifications/support.ts';
+import { Author } from './support.ts';
+
+const NOW = 1_700_000_000;
+const RELAY_URL = new URL('http://relay.test:8080/relay');
+
+function setup(limits: Partial<RelayLimits> = {}) {
+  let clock = NOW * 1000;
+  const now = () => clock;
+  const relay = new Relay({ maxEvents: 100, now, log: () => {} });
+  const connect = () => {
+    const socket = new FakeSocket();
+    socket.handlers = openRelayConnection(socket, { relay, url: RELAY_URL, limits: { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0, ...limits }, now, log: () => {} });
+    const [greeting, ...rest] = socket.sent.map((text) => JSON.parse(text) as unknown[]);
+    expect(rest).toEqual([]);
+    const challenge = greeting![1] as string;
+    /** What was sent after the AUTH challenge that opens every connection. */
+    const messages = () => socket.sent.slice(1).map((text) => JSON.parse(text) as unknown[]);
+    /** Sends one message and waits for the answer it causes (the next message sent). */
+    const ask = async (message: unknown) => {
+      const before = socket.sent.length;
+      socket.handlers!.message(typeof message === 'string' ? message : JSON.stringify(message));
+      await socket.waitFor(() => socket.sent.length > before);
+      return JSON.parse(socket.sent[before]!) as unknown[];
+    };
+    const authenticate = (author: Author, fields: { challenge?: string; relay?: string; created_at?: number; kind?: number } = {}) =>
+      ask([
+        'AUTH',
+        author.sign({
+          kind: fields.kind ?? 22242,
+          created_at: fields.created_at ?? clock / 1000,
+          tags: [
+            ['relay', fields.relay ?? 'ws://relay.test:8080/relay'],
+            ['challenge', fields.challenge ?? challenge],
+          ],
+        }),
+      ]);
+    return { socket, messages, ask, challenge, greeting, authenticate };
+  };
+  return { relay, connect, tick: (ms: number) => (clock += ms) };
+}
+
+describe('a relay connection', () => {
+  const alice = new Author();
+
+  it('answers malformed messages with NOTICE and keeps working', async () => {
+    const { connect } = setup();
+    const { socket, ask } = connect();
+    expect(await ask('{not json')).toEqual(['NOTICE', 'invalid: the message is not JSON']);
+    expect((await ask({ type: 'REQ' }))[0]).toBe('NOTICE');
+    expect((await ask([42]))[0]).toBe('NOTICE');
+    expect(await ask(['HELLO'])).toEqual(['NOTICE', expect.stringMatching(/^invalid: unknown message type "HELLO"/)]);
+    expect((await ask(['EVENT']))[0]).toBe('NOTICE');
+    expect((await ask(['EVENT', 'not an event']))[0]).toBe('NOTICE');
+    expect((await ask(['REQ']))[0]).toBe('NOTICE');
+    expect((await ask(['CLOSE', 7]))[0]).toBe('NOTICE');
+    socket.handlers!.message(null);
+    await socket.waitFor((line) => line.includes('binary'));
+    expect(await ask(['REQ', 'ok', {}])).toEqual(['EOSE', 'ok']);
+    expect(socket.closedWith).toBeNull();
+  });
+
+  it('refuses a message beyond max_message_length with a NOTICE, counting UTF-8 bytes', async () => {
+    const { connect } = setup({ maxMessageLength: 100 });
+    const { ask } = connect();
+    expect(await ask(JSON.stringify(['REQ', 'x', { '#t': ['é'.repeat(50)] }]))).toEqual(['NOTICE', 'invalid: messages are at most 100 bytes']);
+    expect(await ask(['REQ', 'x', { '#t': ['e'.repeat(50)] }])).toEqual(['EOSE', 'x']);
+  });
+
+  it('answers OK false with invalid: for malformed events, wrong ids, bad signatures and far-future dates', async () => {
+    const { connect } = setup();
+    const { ask } = connect();
+    const event = alice.sign({ created_at: NOW });
+    expect(await ask(['EVENT', { ...event, kind: 'one' }])).toEqual(['OK', event.id, false, 'invalid: kind must be a whole number from 0 to 65535']);
+    expect(await ask(['EVENT', { ...event, content: 'tampered' }])).toEqual(['OK', event.id, false, 'invalid: event id does not match the hash of its content']);
+    const otherSig = alice.sign({ created_at: NOW, content: 'other' }).sig;
+    expect(await ask(['EVENT', { ...event, sig: otherSig }])).toEqual(['OK', event.id, false, 'invalid: signature does not verify']);
+    const future = alice.sign({ created_at: NOW + DEFAULT_RELAY_LIMITS.maxFutureSeconds + 1 });
+    expect(await ask(['EVENT', future])).toEqual(['OK', future.id, false, expect.stringMatching(/^invalid: created_at is more than 900 seconds in the future/)]);
+    const soon = alice.sign({ created_at: NOW + DEFAULT_RELAY_LIMITS.maxFutureSeconds });
+    expect(await ask(['EVENT', soon])).toEqual(['OK', soon.id, true, '']);
+    expect(await ask(['EVENT', event])).toEqual(['OK', event.id, true, '']);
+  });
+
+  it('limits events per second per connection with rate-limited:, refilling with time', async () => {
+    const { connect, tick } = setup({ eventsPerSecond: 2 });
+    const first = connect();
+    const events = [0, 1, 2, 3].map((i) => alice.sign({ created_at: NOW - i }));
+    expect((await first.ask(['EVENT', events[0]]))[2]).toBe(true);
+    expect((await first.ask(['EVENT', events[1]]))[2]).toBe(true);
+    expect(await first.ask(['EVENT', events[2]])).toEqual(['OK', events[2]!.id, false, 'rate-limited: at most 2 events per second on one connection']);
+    // Another connection has its own allowance.
+    expect((await connect().ask(['EVENT', events[2]]))[2]).toBe(true);
+    tick(500);
+    expect((await first.ask(['EVENT', events[3]]))[2]).toBe(true);
+  });
+
+  it('sends stored events newest first, then EOSE, then live events until CLOSE', async () => {
+    const { connect } = setup();
+    const reader = connect();
+    const writer = connect();
+    const older = alice.sign({ created_at: NOW - 20, tags: [['t', 'x']] });
+    const newer = alice.sign({ created_at: NOW - 10, tags: [['t', 'x']] });
+    await writer.ask(['EVENT', older]);
+    await writer.ask(['EVENT', newer]);
+    await reader.ask(['REQ', 'feed', { '#t': ['x'] }]);
+    expect(reader.messages()).toEqual([['EVENT', 'feed', newer], ['EVENT', 'feed', older], ['EOSE', 'feed']]);
+    const live = alice.sign({ created_at: NOW, tags: [['t', 'x']] });
+    await writer.ask(['EVENT', live]);
+    expect(reader.messages().at(-1)).toEqual(['EVENT', 'feed', live]);
+    reader.socket.handlers!.message(JSON.stringify(['CLOSE', 'feed']));
+    await writer.ask(['EVENT', alice.sign({ created_at: NOW + 1, tags: [['t', 'x']] })]);
+    expect(reader.messages()).toHaveLength(4);
+  });
+
+  it('replaces a subscription sent again with the same id', async () => {
+    const { connect } = setup();
+    const reader = connect();
+    const writer = connect();
+    await reader.ask(['REQ', 's', { kinds: [1] }]);
+    await reader.ask(['REQ', 's', { kinds: [7] }]);
+    await writer.ask(['EVENT', alice.sign({ kind: 1, created_at: NOW })]);
+    const reaction = alice.sign({ kind: 7, created_at: NOW });
+    await writer.ask(['EVENT', reaction]);
+    expect(reader.messages()).toEqual([['EOSE', 's'], ['EOSE', 's'], ['EVENT', 's', reaction]]);
+  });
+
+  it('answers CLOSED for too many subscriptions, too many filters, long ids and bad filters', async () => {
+    const { connect } = setup({ maxSubscriptions: 2, maxFilters: 2, maxSubidLength: 8 });
+    const { socket, ask } = connect();
+    expect(await ask(['REQ', 'a', {}])).toEqual(['EOSE', 'a']);
+    expect(await ask(['REQ', 'b', {}])).toEqual(['EOSE', 'b']);
+    expect(await ask(['REQ', 'c', {}])).toEqual(['CLOSED', 'c', expect.stringMatching(/^rate-limited: at most 2 open subscriptions/)]);
+    expect(await ask(['REQ', 'a', { kinds: [1] }])).toEqual(['EOSE', 'a']);
+    socket.handlers!.message(JSON.stringify(['CLOSE', 'b']));
+    expect(await ask(['REQ', 'c', {}])).toEqual(['EOSE', 'c']);
+    expect(await ask(['REQ', 'a', {}, {}, {}])).toEqual(['CLOSED', 'a', 'invalid: at most 2 filters in one REQ']);
+    expect(await ask(['REQ', 'b', {}])).toEqual(['EOSE', 'b']);
+    expect(await ask(['REQ', 'd', {}, {}, {}])).toEqual(['CLOSED', 'd', 'invalid: at most 2 filters in one REQ']);
+    expect(await ask(['REQ', 'x'.repeat(9), {}])).toEqual(['CLOSED', 'x'.repeat(9), 'invalid: subscription ids are at most 8 characters']);
+    expect(await ask(['REQ', 'e', { authors: ['nope'] }])).toEqual(['CLOSED', 'e', 'invalid: authors must hold 64-character lowercase hex values']);
+    expect(await ask(['REQ', 'e'])).toEqual(['CLOSED', 'e', 'invalid: REQ needs at least one filter']);
+  });
+
+  it('opens with a fresh AUTH challenge and accepts only a matching kind 22242 event (NIP-42)', async () => {
+    const { connect, tick } = setup();
+    const first = connect();
+    const second = connect();
+    expect(first.greeting).toEqual(['AUTH', expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(second.challenge).not.toBe(first.challenge);
+    const refusals: Array<[Parameters<typeof first.authenticate>[1], RegExp]> = [
+      [{ challenge: second.challenge }, /^invalid: the challenge tag/],
+      [{ relay: 'wss://elsewhere.example/relay' }, /^invalid: the relay tag must name this relay \(relay\.test:8080\)/],
+      [{ relay: 'not a url' }, /^invalid: the relay tag/],
+      [{ created_at: NOW - 601 }, /^invalid: created_at must be within 10 minutes/],
+      [{ kind: 1 }, /^invalid: an AUTH event has kind 22242/],
+    ];
+    for (const [fields, reason] of refusals) expect(await first.authenticate(alice, fields)).toEqual(['OK', expect.any(String), false, expect.stringMatching(reason)]);
+    const forged = alice.sign({ kind: 22242, created_at: NOW, tags: [['challenge', first.challenge]] });
+    expect(await first.ask(['AUTH', { ...forged, pubkey: new Author().pubkey }])).toEqual(['OK', forged.id, false, expect.stringMatching(/^invalid: /)]);
+    tick(1000);
+    expect(await first.authenticate(alice, { relay: 'wss://relay.test:8080/other/path' })).toEqual(['OK', expect.any(String), true, '']);
+  });
+
+  it('serves direct messages (kinds 4 and 1059) only to their author and recipients, once authenticated', async () => {
+    const { connect } = setup();
+    const bob = new Author();
+    const eve = new Author();
+    const writer = connect();
+    const dm = alice.sign({ kind: 4, created_at: NOW - 10, tags: [['p', bob.pubkey]], content: 'secret?iv=x' });
+    const note = alice.sign({ created_at: NOW - 5 });
+    await writer.ask(['EVENT', dm]);
+    await writer.ask(['EVENT', note]);
+
+    const anonymous = connect();
+    expect(await anonymous.ask(['REQ', 'dms', { kinds: [4], '#p': [bob.pubkey] }])).toEqual(['CLOSED', 'dms', expect.stringMatching(/^auth-required: /)]);
+    await anonymous.ask(['REQ', 'all', { authors: [alice.pubkey] }]);
+    expect(anonymous.messages().slice(1)).toEqual([['EVENT', 'all', note], ['EOSE', 'all']]);
+
+    const outsider = connect();
+    await outsider.authenticate(eve);
+    await outsider.ask(['REQ', 'dms', { kinds: [4] }]);
+    expect(outsider.messages().at(-1)).toEqual(['EOSE', 'dms']);
+    expect(outsider.messages().some((message) => message[0] === 'EVENT')).toBe(false);
+
+    for (const party of [bob, alice]) {
+      const reader = connect();
+      expect((await reader.authenticate(party))[2]).toBe(true);
+      await reader.ask(['REQ', 'dms', { kinds: [4] }]);
+      expect(reader.messages().slice(1)).toEqual([['EVENT', 'dms', dm], ['EOSE', 'dms']]);
+    }
+
+    const live = connect();
+    await live.authenticate(bob);
+    await live.ask(['REQ', 'inbox', { '#p': [bob.pubkey] }]);
+    await outsider.ask(['REQ', 'inbox', { '#p': [bob.pubkey] }]);
+    // A gift wrap is signed by a throwaway key; only its recipient may read it.
+    const wrap = new Author().sign({ kind: 1059, created_at: NOW, tags: [['p', bob.pubkey]] });
+    await writer.ask(['EVENT', wrap]);
+    expect(live.messages().at(-1)).toEqual(['EVENT', 'inbox', wrap]);
+    expect(outsider.messages().at(-1)).toEqual(['EOSE', 'inbox']);
+  });
+
+  it('stops delivering to a connection once it has closed', async () => {
+    const { connect } = setup();
+    const reader = connect();
+    await reader.ask(['REQ', 'all', {}]);
+    reader.socket.handlers!.closed();
+    await connect().ask(['EVENT', alice.sign({ created_at: NOW })]);
+    expect(reader.messages()).toEqual([['EOSE', 'all']]);
+  });
+});
