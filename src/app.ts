@@ -3,6 +3,7 @@ import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
+import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
@@ -25,7 +26,7 @@ import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /** The optional features, in the order their routes are registered (see docs/architecture.md). */
-const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
@@ -48,7 +49,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
 
-  // Features see the authenticator before it exists: it is made from every feature's verifiers below.
+  // Features see the authenticator and the publisher before they exist: both are made from every feature's parts below.
   let composed: Authenticator | undefined;
   const authenticate: Authenticator = (request) => composed!(request);
   // Pod creation too: its hooks come from the features.
@@ -57,7 +58,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     if (config.singleUser) throw registrationClosed();
     return podCreation!(request);
   };
-  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log };
+  const publish = (changes: readonly Change[]) => published(changes);
+  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log, publish };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])]));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));

@@ -1,3 +1,4 @@
+import type { GitBackend } from './git/backend.ts';
 import type { StorageDriver } from './storage/types.ts';
 
 /** Everything the core needs from the runtime it runs on. `src/` asks; `runtimes/*` supply. */
@@ -18,6 +19,11 @@ export interface Platform {
    * that need it are refused at startup.
    */
   fetch?: OutboundFetch;
+  /**
+   * Git's smart HTTP backend on the files of the storage (the Node runtime with the fs driver spawns
+   * `git http-backend`). Absent: `--git` is refused at startup.
+   */
+  git?: GitBackend;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -63,6 +63,14 @@ export class FileCache {
     if (this.#writes === writesBefore) this.#sidecars.set(path, sidecar);
   }
 
+  /** Forgets every file under a container, after another program changed them. */
+  changedUnder(container: string): void {
+    this.#writes++;
+    const inside = (path: string) => path.startsWith(container);
+    this.#files.deleteWhere(inside);
+    this.#sidecars.deleteWhere(inside);
+  }
+
   /** Forgets a path's metadata, body and sidecar. */
   changed(path: string): void {
     this.#writes++;

@@ -36,6 +36,12 @@ export class ListingCache {
     this.#listings.delete(path);
   }
 
+  /** Forgets the listings of a container, of everything under it and of its ancestors. */
+  invalidateUnder(container: string): void {
+    this.invalidate(container);
+    this.#listings.deleteWhere((path) => path.startsWith(container));
+  }
+
   async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
     const cached = this.#listings.get(container);
     if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs && performance.now() - cached.loadedAt < MAX_AGE_MS) {

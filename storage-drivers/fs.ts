@@ -196,6 +196,11 @@ export class FsDriver implements StorageDriver {
     this.listings.invalidate(path);
   }
 
+  forgetCached(container: string): void {
+    this.cache.changedUnder(container);
+    this.listings.invalidateUnder(container);
+  }
+
   private metaFromStats(path: string, stats: BigIntStats): ResourceMeta {
     const isContainer = stats.isDirectory();
     return {

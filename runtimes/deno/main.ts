@@ -3,6 +3,8 @@
  * `Deno.upgradeWebSocket`. Files go through Deno's Node compatibility (see runtimes/shared/standalone.ts).
  *
  *   deno run --allow-net --allow-env --allow-read --allow-write --allow-sys runtimes/deno/main.ts [svc start options]
+ *
+ * With --git add --allow-run: git runs as a child process.
  */
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { applyCors } from '../../src/http/headers.ts';
@@ -11,6 +11,8 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
+import { FsDriver } from '../../storage-drivers/fs.ts';
+import { createNodeGitBackend } from './git-backend.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -47,15 +49,24 @@ export async function startServer(config: Config, log: (line: string) => void): 
 
   const storage = await openStorage(config, true);
   let listeningUrl: string | undefined;
+  // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
+  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
     runtime: 'node',
     storage,
     log,
     clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
+    ...(git && { git }),
   };
-  const app = createApp(config, platform);
-  await app.init();
+  let app: App;
+  try {
+    app = createApp(config, platform);
+    await app.init();
+  } catch (error) {
+    await git?.close();
+    throw error;
+  }
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
   const listener = getRequestListener((request, env) => app.fetch(request, env));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -98,6 +109,9 @@ export async function startServer(config: Config, log: (line: string) => void): 
         resolve();
       });
       server.closeIdleConnections();
-    }).then(() => storage.close?.());
+    }).then(async () => {
+      await git?.close();
+      await storage.close?.();
+    });
   return { server, url, singleUserPod, close };
 }

@@ -15,6 +15,7 @@ import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
 
@@ -77,6 +78,7 @@ export async function prepareStandalone(
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true });
+  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
     runtime,
     storage,
@@ -84,6 +86,7 @@ export async function prepareStandalone(
     clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress,
     // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
+    ...(git && { git }),
   };
   const app = createApp(config, platform);
   await app.init();

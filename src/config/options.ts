@@ -42,7 +42,7 @@ export const OPTIONS = [
   { key: 'databrowserModule', flag: 'databrowser-module', kind: 'url', arg: '<url>', default: undefined, help: 'use an ES-module data browser from a URL (turns on --conneg)', notYet: 'the data browser' },
   { key: 'databrowserVersion', flag: 'databrowser-version', kind: 'string', arg: '<ver>', default: '2.0.0', help: 'data browser version for CDN mode', notYet: 'the data browser' },
   { key: 'uiShell', flag: 'ui-shell', kind: 'boolean', default: false, help: 'modern UI shell (requires --databrowser)', notYet: 'the UI shell' },
-  { key: 'git', flag: 'git', kind: 'boolean', default: false, help: 'enable the Git HTTP backend', notYet: 'the Git HTTP backend' },
+  { key: 'git', flag: 'git', kind: 'boolean', default: false, help: 'serve git repositories in containers over HTTP (clone, push; needs --storage fs)' },
   { key: 'nostr', flag: 'nostr', kind: 'boolean', default: false, help: 'enable the Nostr relay (NIP-01, 09, 11, 40, 42) over WebSocket' },
   { key: 'nostrPath', flag: 'nostr-path', kind: 'string', arg: '<path>', default: '/relay', help: 'relay WebSocket path (its NIP-11 document is served there too)' },
   { key: 'nostrMaxEvents', flag: 'nostr-max-events', kind: 'integer', arg: '<n>', default: 1000, help: 'maximum events the relay keeps; the earliest received go first' },

@@ -25,6 +25,8 @@ export interface FeatureContext {
   tokenKey(): Promise<Uint8Array>;
   now(): number;
   log(line: string): void;
+  /** Announces changes made outside the LDP handlers (a git push) to every feature's `afterWrite`. */
+  publish(changes: readonly Change[]): void;
 }
 
 /** What an enabled feature contributes; every part is optional. */

@@ -17,9 +17,15 @@ export function subjectOfAcl(aclPath: string): string {
   return aclPath.slice(0, -ACL_SUFFIX.length);
 }
 
-/** Server state kept beside the resources (invites, accounts, quota records). */
+/**
+ * A git repository's internals: a `.git` segment anywhere (any case, as case-insensitive file systems see
+ * it). Its config and hooks must never be written over HTTP, and its objects are served by git only.
+ */
+const GIT_DIRECTORY = /\/\.git(?:\/|$)/i;
+
+/** Server state kept beside the resources (invites, accounts, quota records, git repository internals). */
 export function isServerPrivatePath(path: string): boolean {
-  return path === '/.server' || path.startsWith('/.server/') || isQuotaPath(path.endsWith('/') ? path.slice(0, -1) : path);
+  return path === '/.server' || path.startsWith('/.server/') || isQuotaPath(path.endsWith('/') ? path.slice(0, -1) : path) || GIT_DIRECTORY.test(path);
 }
 
 /** Names a container listing leaves out. */

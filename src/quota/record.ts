@@ -103,3 +103,17 @@ export function quotaExceeded(record: QuotaRecord, requested: number, complete: 
     extra: { used: record.used, limit: record.limit, requestSize: requested },
   });
 }
+
+/**
+ * Sets a pod's `used` to what it really uses, after files changed outside the storage driver (a git push).
+ * Saved with If-Match, so a limit set meanwhile is kept; a pod without a readable record is left alone.
+ */
+export async function reconcilePodUsage(storage: StorageDriver, podRoot: string): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stored = await readQuotaRecord(storage, podRoot);
+    if (!stored) return;
+    const used = await measurePodUsage(storage, podRoot);
+    if (used === stored.record.used) return;
+    if ((await writeQuotaRecord(storage, podRoot, { limit: stored.record.limit, used }, stored.etag)) !== null) return;
+  }
+}

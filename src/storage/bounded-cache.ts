@@ -35,6 +35,11 @@ export class BoundedCache<K, V> {
     }
   }
 
+  /** Removes every entry whose key passes the test. */
+  deleteWhere(test: (key: K) => boolean): void {
+    for (const key of [...this.#entries.keys()]) if (test(key)) this.delete(key);
+  }
+
   delete(key: K): void {
     const entry = this.#entries.get(key);
     if (!entry) return;

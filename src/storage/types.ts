@@ -81,6 +81,11 @@ export interface StorageDriver {
    * crashed or was killed), so bookkeeping kept beside the data (quota records) must be recounted.
    */
   readonly uncleanStop?: boolean;
+  /**
+   * Optional, for drivers that cache: forgets what is cached of a container and everything under it, after
+   * another program (git) changed those files.
+   */
+  forgetCached?(container: string): void;
   close?(): Promise<void>;
 }
 

@@ -17,6 +17,7 @@ export function wrapWrites(inner: StorageDriver, writes: WriteOverrides): Storag
     list: (container) => inner.list(container),
     children: inner.children ? (container) => inner.children!(container) : undefined,
     usage: (prefix) => inner.usage(prefix),
+    forgetCached: inner.forgetCached ? (container) => inner.forgetCached!(container) : undefined,
     close: inner.close ? () => inner.close!() : undefined,
     put: (path, body, options) => writes.put(path, body, options),
     delete: (path, options) => writes.delete(path, options),

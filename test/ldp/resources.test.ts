@@ -326,6 +326,21 @@ describe('path safety', () => {
     expect(await storage.head('/.server/sub/')).toBeNull();
   });
 
+  it('never serves, lists or writes the internals of a git repository (.git/ in any case)', async () => {
+    const { request, storage } = makeApp({ public: true });
+    const read = async (path: string) => new Response((await storage.get(path))?.body).text();
+    await storage.put('/p/repo/.git/config', '[core]', { contentType: 'text/plain' });
+    await storage.put('/p/repo/readme.txt', 'hi', { contentType: 'text/plain' });
+    for (const path of ['/p/repo/.git/config', '/p/repo/.git/', '/p/repo/.GIT/config']) await expectProblem(await request(path), 404);
+    expect(await (await request('/p/repo/')).text()).not.toContain('.git');
+    await expectProblem(await request('/p/repo/.git/hooks/post-update', text('#!/bin/sh')), 403);
+    await expectProblem(await request('/p/repo/.git/', { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain' } }), 403);
+    await expectProblem(await request('/p/repo/.git/config', { method: 'DELETE' }), 404);
+    await expectProblem(await request('/p/repo/.git/config', { method: 'PATCH', body: 'INSERT DATA {}', headers: { 'Content-Type': 'application/sparql-update' } }), 404);
+    expect(await read('/p/repo/.git/config')).toBe('[core]');
+    expect(await storage.head('/p/repo/.git/hooks/post-update')).toBeNull();
+  });
+
   it('never serves server-private files', async () => {
     const { request, storage } = makeApp({ public: true });
     await storage.put('/.server/secret.json', '{}', { contentType: 'application/json' });

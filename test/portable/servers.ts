@@ -92,7 +92,8 @@ function extraRuntime(name: ExtraRuntime): string {
 /** The command line that runs the Deno or Bun entry point with svc options. */
 function entryArgs(runtime: ExtraRuntime, options: string[]): string[] {
   if (runtime === 'bun') return ['run', 'runtimes/bun/main.ts', ...options];
-  const permissions = ['--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys'];
+  // Git runs as a child process: Deno allows that only with --allow-run.
+  const permissions = ['--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys', ...(options.includes('--git') ? ['--allow-run'] : [])];
   return ['run', '--no-lock', ...permissions, 'runtimes/deno/main.ts', ...options];
 }
 

@@ -164,6 +164,12 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         expect(byEnv.output).toContain(`not available on the ${runtime} runtime`);
       });
 
+      it('--git on memory storage: git needs files', async () => {
+        const result = await runExtraRuntime(runtime, ['--git', '--storage', 'memory']);
+        expect(result.code).toBe(1);
+        expect(result.output).toContain(`the ${runtime} runtime with --storage memory does not offer`);
+      });
+
       it('invalid values and unknown flags, with the messages of svc start', async () => {
         const badPort = await runExtraRuntime(runtime, [], { SVC_PORT: 'eighty' });
         expect(badPort.code).toBe(1);

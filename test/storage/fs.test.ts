@@ -77,6 +77,21 @@ describe('fs driver caches', () => {
     expect(await text(driver, '/e/doc.txt')).toBe('through svc');
   });
 
+  it('forgets what it cached under a container when told another program changed it (git push)', async () => {
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
+    await driver.put('/repo/src/a.txt', 'one', { contentType: 'text/plain' });
+    await driver.put('/other/b.txt', 'kept', { contentType: 'text/plain' });
+    await text(driver, '/repo/src/a.txt');
+    expect(await listed(driver, '/repo/src/')).toEqual(['/repo/src/a.txt:3']);
+    // Rewritten in place: the directory's mtime stays, so neither cache could notice soon by itself.
+    await writeFile(join(driver.root, 'repo', 'src', 'a.txt'), 'three');
+    expect(await text(driver, '/repo/src/a.txt')).toBe('one');
+    driver.forgetCached('/repo/');
+    expect(await text(driver, '/repo/src/a.txt')).toBe('three');
+    expect(await listed(driver, '/repo/src/')).toEqual(['/repo/src/a.txt:5']);
+    expect(await text(driver, '/other/b.txt')).toBe('kept');
+  });
+
   it('lists files added or removed outside svc, and every write through the driver at once', async () => {
     const driver = await freshDriver();
     await driver.put('/d/a', 'a', { contentType: 'text/plain' });

@@ -1,0 +1,148 @@
+/**
+ * `--git`: containers that hold a git repository are cloned and pushed over git's smart HTTP protocol at
+ * their own URL. The core decides who may do what (WAC Read to fetch, Write to push, `--read-only`) and
+ * where (a container of a pod, never `.git/` itself); the runtime's git backend runs `git http-backend`.
+ */
+import type { Context } from 'hono';
+import { ConfigError } from '../config/resolve.ts';
+import type { Feature, FeatureContext } from '../features/feature.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
+import type { Change } from '../ldp/context.ts';
+import { podRootOfPath, readQuotaRecord, reconcilePodUsage } from '../quota/record.ts';
+import type { GitBackend, GitServiceAnswer } from './backend.ts';
+import { withGitCredentials } from './credentials.ts';
+import { gitTargetOf, type GitTarget } from './target.ts';
+
+/** What `git http-backend` inflates; git itself sends only gzip. */
+const GIT_ENCODINGS = new Set(['gzip', 'x-gzip', 'identity']);
+
+const notARepository = () => new HttpProblem(404, 'There is no git repository at this URL.', { type: 'not-found' });
+
+/** Git shows a `text/plain` error body to its user (as `remote: ...`); other clients get the problem document. */
+function forGitClient(request: Request, problem: HttpProblem): Response {
+  if (!request.headers.get('user-agent')?.startsWith('git/')) return problem.toResponse();
+  const headers = new Headers(problem.headers);
+  headers.set('Content-Type', 'text/plain; charset=utf-8');
+  return new Response(problem.message + '\n', { status: problem.status, headers });
+}
+
+export const gitFeature: Feature = {
+  name: 'git',
+  enabled: (config) => config.git,
+  create(context) {
+    const git = context.platform.git;
+    if (!git) {
+      throw new ConfigError(
+        `--git needs git's http-backend run on the files of the pods, which the ${context.platform.runtime} runtime with --storage ${context.platform.storage.name} does not offer: git needs real files, so use --storage fs on Node, Deno or Bun.`,
+      );
+    }
+    const serve = gitRequestHandler(context, git);
+    return {
+      routes(app) {
+        app.on(['GET', 'HEAD', 'POST'], '*', async (c: Context, next) => {
+          const target = gitTargetOf(c.req.method, new URL(c.req.url));
+          if (!target) return next();
+          try {
+            return await serve(c.req.raw, target);
+          } catch (error) {
+            if (error instanceof HttpProblem) return forGitClient(c.req.raw, error);
+            throw error;
+          }
+        });
+      },
+    };
+  },
+};
+
+function gitRequestHandler(context: FeatureContext, git: GitBackend) {
+  const { config, access, platform } = context;
+  const storage = platform.storage;
+
+  /** A push to a missing or empty container makes the repository first; anything else there stays untouched. */
+  const createRepository = async (repository: string): Promise<void> => {
+    const changes: Change[] = [];
+    if (await storage.head(repository)) {
+      for await (const member of storage.list(repository)) {
+        if (!isHiddenFromListing(member.path)) {
+          throw new HttpProblem(409, 'This container holds resources but no git repository: push to a new or empty container to create one.', { type: 'not-a-repository' });
+        }
+      }
+    } else {
+      const made = await storage.createContainer(repository);
+      if (made) for (const path of [...made.createdContainers, repository]) changes.push({ path, kind: 'create' });
+    }
+    await git.createRepository(repository);
+    context.log(`git: created a repository in ${repository}`);
+    if (changes.length > 0) context.publish(changes);
+  };
+
+  /**
+   * After a push: the files git wrote are seen at once and announced, and the pod's quota counts what is
+   * now on disk (objects of any branch, the checked-out files).
+   */
+  const afterPush = async (repository: string, answer: GitServiceAnswer): Promise<void> => {
+    const changed = await answer.finished;
+    storage.forgetCached?.(repository);
+    if (changed.length > 0) context.publish(changed.map((change) => ({ path: repository + change.path, kind: change.kind })));
+    const podRoot = podRootOfPath(repository);
+    if (podRoot) await reconcilePodUsage(storage, podRoot);
+  };
+
+  const quotaAvailable = async (repository: string): Promise<number | undefined> => {
+    const podRoot = podRootOfPath(repository);
+    // An unreadable record limits nothing, as for every other write (see withQuotas).
+    const stored = podRoot ? await readQuotaRecord(storage, podRoot).catch(() => null) : null;
+    if (!stored || stored.record.limit === 0) return undefined;
+    return Math.max(0, stored.record.limit - stored.record.used);
+  };
+
+  return async (request: Request, target: GitTarget): Promise<Response> => {
+    const { repository, service, advertisement } = target;
+    if (podRootOfPath(repository) === null || isServerPrivatePath(repository)) throw notARepository();
+    const push = service === 'git-receive-pack';
+    if (push && config.readOnly) {
+      throw new HttpProblem(403, 'This server is read-only (--read-only): pushes are refused; clone and fetch still work.', { type: 'read-only' });
+    }
+    const caller = await context.authenticate(withGitCredentials(request));
+    try {
+      await access.require(caller, [{ path: repository, anyOf: [push ? 'write' : 'read'] }]);
+    } catch (error) {
+      // Git answers a Basic challenge by asking its credential helper (or the user) and sending them.
+      if (error instanceof HttpProblem && error.status === 401) error.headers.set('WWW-Authenticate', `Basic realm="${new URL(request.url).origin}", charset="UTF-8"`);
+      throw error;
+    }
+    if (!(await git.isRepository(repository))) {
+      if (!push || !advertisement) throw notARepository();
+      await createRepository(repository);
+    }
+    const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+    if (encoding && !GIT_ENCODINGS.has(encoding)) {
+      throw new HttpProblem(415, `Git request bodies are sent plain or with Content-Encoding: gzip, not ${encoding}.`, { type: 'unsupported-media-type' });
+    }
+    const answer = await git.serve({
+      repository,
+      service,
+      advertisement,
+      contentType: request.headers.get('content-type'),
+      contentEncoding: request.headers.get('content-encoding'),
+      body: request.body,
+      remoteUser: caller.webId,
+      ...(push && !advertisement && { quotaAvailable: await quotaAvailable(repository) }),
+    });
+    const logFailure = (error: unknown) => context.log(`git: ${repository}: ${(error as Error).message}`);
+    if (answer.response.status >= 400 && answer.response.status < 500) {
+      answer.finished.catch(logFailure);
+      // Git's own refusals (a wrong Content-Type) get the server's error shape, with git's words.
+      throw new HttpProblem(answer.response.status, (await answer.response.text()).trim() || 'git refused the request.', { type: 'git-refused' });
+    }
+    if (!push || advertisement) {
+      answer.finished.catch(logFailure);
+      return answer.response;
+    }
+    const done = afterPush(repository, answer).catch(logFailure);
+    // The answer ends only once the pushed files are visible, so the client's next request sees them.
+    const body = answer.response.body?.pipeThrough(new TransformStream({ flush: () => done }));
+    return new Response(body ?? null, { status: answer.response.status, headers: answer.response.headers });
+  };
+}
