@@ -19,7 +19,7 @@ describe('svc init', () => {
     const { code, stdout } = await runSvcWithInput(['init', '-c', file], answers);
     expect(code).toBe(0);
     expect(stdout).toContain('--port');
-    expect(stdout).toContain('Built-in identity provider (Solid-OIDC)? (not available yet');
+    expect(stdout).toContain('Built-in identity provider (Solid-OIDC)? [y/N]');
     expect(stdout).toContain(`svc start -c ${file}`);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ port: 8080, root: join(dir, 'data'), conneg: true, inviteOnly: true, defaultQuota: '10MB', rateLimit: false });
   });
