@@ -27,6 +27,7 @@ export const docdbFeature: Feature = {
     }
     const quota = new DocumentQuota(context.platform.storage, context.log);
     const serve = docdbRequestHandler(context, store, quota);
+    let unreachable = false;
     return {
       async init() {
         // A database that is down at startup must not stop the server: /db/ answers 503 until it is back.
@@ -46,10 +47,15 @@ export const docdbFeature: Feature = {
           const target = docdbTargetOf(new URL(c.req.url).pathname);
           if (!target) return next();
           try {
-            return await serve(c.req.raw, target);
+            const response = await serve(c.req.raw, target);
+            if (unreachable) context.log(`docdb: ${store.description} is reachable again.`);
+            unreachable = false;
+            return response;
           } catch (error) {
             if (!(error instanceof DocumentStoreUnavailable)) throw error;
-            context.log(`docdb: ${error.message}`);
+            // One line per outage, not one per request.
+            if (!unreachable) context.log(`docdb: ${error.message}`);
+            unreachable = true;
             throw new HttpProblem(503, 'The document database cannot be reached right now; try again shortly.', {
               type: 'docdb-unavailable',
               headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestDatabase, usingRealMongod, type TestDatabase } from '../support/jongodb.ts';
-import { startSvc, type RunningSvc } from '../support/server.ts';
+import { runSvc, startSvc, type RunningSvc } from '../support/server.ts';
 
 const JSON_LD = 'application/ld+json';
 const document = JSON.stringify({ '@id': '#it', 'http://schema.org/name': 'kept' });
@@ -54,7 +54,8 @@ describe.skipIf(usingRealMongod)('a database outage (jongodb: a real mongod is n
     const back = await read();
     expect(back.status).toBe(200);
     expect(await back.text()).toBe(document);
-    expect(running.svc.output()).toContain('is unreachable');
+    expect(running.svc.output().match(/is unreachable/g)).toHaveLength(1);
+    expect(running.svc.output()).toContain('is reachable again');
   }, 60_000);
 });
 
@@ -77,4 +78,11 @@ describe('startup with an unreachable database', () => {
       expect(await svc.stop()).toBe(0);
     }
   }, 60_000);
+
+  it('stops with a clear message when --docdb-url is not a MongoDB connection string', async () => {
+    const { code, stderr } = await runSvc(['start', '-p', '0', '-h', '127.0.0.1', '--storage', 'memory', '--docdb', '--docdb-url', 'http://user:secret@db.example/']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('--docdb-url http://***@db.example/ is not a MongoDB connection string');
+    expect(stderr).not.toContain('secret');
+  });
 });
