@@ -198,6 +198,8 @@ describe('conditional writes', () => {
     expect(await store.replace({ ...seen, body: note('other process'), version: 'other-version' }, seen.version)).toBe(true);
     expect(await store.replace({ ...seen, body: note('stale writer') }, seen.version)).toBe(false);
     expect(await store.remove(seen.id, seen.version)).toBe(false);
+    // A create-only write of an existing document is refused by the unique _id.
+    expect(await store.create({ ...seen, body: note('second creator'), version: 'another' })).toBe(false);
     expect((await store.get(seen.id))!.body).toBe(note('other process'));
   });
 });
