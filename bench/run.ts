@@ -8,13 +8,14 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startBenchDocdb, withDocdb } from './docdb.ts';
 import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
 import { CEILING, CSS, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
-import { CEILING_WORKLOAD, fillContainer, seedPod, WORKLOADS, type Target } from './workloads.ts';
+import { CEILING_WORKLOAD, fillContainer, seedDocdb, seedPod, WORKLOADS, type Target } from './workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -90,12 +91,14 @@ interface Contender {
   target: Target | null;
 }
 
-const specs = [OURS, CEILING, ...(values.peers ? [JSS, CSS] : [])];
 if (values.peers) ensurePeersInstalled(log);
+const docdb = workloads.some((workload) => workload.name.startsWith('docdb')) ? await startBenchDocdb(log) : null;
+const ours = docdb ? withDocdb(OURS, docdb) : OURS;
+const specs = [ours, CEILING, ...(values.peers ? [JSS, CSS] : [])];
 
 const contenders: Contender[] = [];
 let dpop: BenchDpop | null = null;
-const stopAll = async () => Promise.all([...contenders.map((contender) => contender.server.stop()), dpop?.close()]);
+const stopAll = async () => Promise.all([...contenders.map((contender) => contender.server.stop()), dpop?.close(), docdb?.stop()]);
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 try {
@@ -110,8 +113,9 @@ try {
     if (!spec.createOwner) continue;
     log(`${spec.name}: creating the owner's pod and seeding it (1 KB JSON-LD, Turtle, ${1000}-member container, ACLs)`);
     // Only svc gets the DPoP reader: its issuer is on loopback, which svc reaches with --allow-private-fetch.
-    if (spec === OURS) dpop = await startBenchDpop();
-    contender.target = await seedPod(await spec.createOwner(contender.server.base), spec === OURS ? dpop! : undefined);
+    if (spec === ours) dpop = await startBenchDpop();
+    contender.target = await seedPod(await spec.createOwner(contender.server.base), spec === ours ? dpop! : undefined);
+    if (spec === ours && docdb) contender.target.docdb = await seedDocdb(contender.target.owner);
   }
 
   const runsFor = (contender: Contender) =>
@@ -175,9 +179,9 @@ try {
   }
 
   let scaling: { members: number; cold: number; warm: number }[] = [];
-  const ours = contenders.find((contender) => contender.server.spec === OURS)!;
-  if (!values['skip-scaling'] && ours.target) {
-    const owner = ours.target.owner;
+  const oursRunning = contenders.find((contender) => contender.server.spec === ours)!;
+  if (!values['skip-scaling'] && oursRunning.target) {
+    const owner = oursRunning.target.owner;
     const small = `${owner.podUri}bench-private/scale-1k/`;
     const large = `${owner.podUri}bench-private/scale-10k/`;
     log('scaling: filling a 1,000- and a 10,000-member container');

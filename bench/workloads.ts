@@ -38,6 +38,8 @@ export interface Target {
   patch: string;
   /** svc only: a WebID of another issuer with Read on the private container, and its DPoP client. */
   dpop?: BenchDpop;
+  /** svc with --docdb only: a document under /db/ (owner-only, as the pod's root ACL says). */
+  docdb?: string;
 }
 
 async function expectOk(response: Response, what: string): Promise<Response> {
@@ -123,6 +125,14 @@ export async function seedPod(owner: Owner, dpop?: BenchDpop): Promise<Target> {
   return target;
 }
 
+/** Writes the ~1 KB document the docdb workloads read and overwrite: `/db/<pod>/bench/small`. */
+export async function seedDocdb(owner: Owner): Promise<string> {
+  const pod = new URL(owner.podUri);
+  const url = new URL(`/db${pod.pathname}bench/small`, pod).href;
+  await put(owner, url, 'application/ld+json', SMALL_JSON_LD);
+  return url;
+}
+
 export interface Workload {
   name: string;
   /** Whether a server's target can run it (default: every Solid server). */
@@ -157,6 +167,9 @@ export const WORKLOADS: Workload[] = [
     headers: (t) => ({ accept: 'application/ld+json', authorization: `DPoP ${t.dpop!.token}` }),
     perRequest: (t) => ({ dpop: t.dpop!.proof('GET', t.small) }),
   },
+  // svc with --docdb: the same document and the same access check, kept in MongoDB (jongodb) instead of a file.
+  { name: 'docdb GET (owner)', method: 'GET', runsOn: (t) => t.docdb !== undefined, url: (t) => t.docdb!, headers: (t) => asOwner(t, { accept: 'application/ld+json' }) },
+  { name: 'docdb PUT overwrite', method: 'PUT', runsOn: (t) => t.docdb !== undefined, url: (t) => t.docdb!, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: SMALL_JSON_LD },
 ];
 
 /** The workload the ceiling answers: the same body, no storage, no access control. */

@@ -1,3 +1,4 @@
+import type { DocumentStore } from './docdb/store.ts';
 import type { GitBackend } from './git/backend.ts';
 import type { StorageDriver } from './storage/types.ts';
 
@@ -24,6 +25,8 @@ export interface Platform {
    * `git http-backend`). Absent: `--git` is refused at startup.
    */
   git?: GitBackend;
+  /** The database behind `--docdb` (the Node runtime connects to MongoDB). Absent: `--docdb` is refused at startup. */
+  documentStore?: DocumentStore;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -13,6 +13,7 @@ import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { createNodeGitBackend } from './git-backend.ts';
+import { openMongoDocumentStore } from './docdb.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -51,6 +52,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   let listeningUrl: string | undefined;
   // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  // The MongoDB driver is loaded only with --docdb.
+  const documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
   const platform: Platform = {
     runtime: 'node',
     storage,
@@ -58,6 +61,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
     ...(git && { git }),
+    ...(documentStore && { documentStore }),
   };
   let app: App;
   try {
@@ -65,6 +69,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     await app.init();
   } catch (error) {
     await git?.close();
+    await documentStore?.close();
     throw error;
   }
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
@@ -111,6 +116,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
       server.closeIdleConnections();
     }).then(async () => {
       await git?.close();
+      await documentStore?.close();
       await storage.close?.();
     });
   return { server, url, singleUserPod, close };
