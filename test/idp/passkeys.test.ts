@@ -7,7 +7,10 @@ import { BASE, cookiesFrom, form, hiddenField, idpApp, json, PASSWORD } from './
 class Browser {
   cookies = '';
   csrf = '';
-  constructor(readonly app: TestApp) {}
+  readonly app: TestApp;
+  constructor(app: TestApp) {
+    this.app = app;
+  }
 
   async open(path = '/idp/auth'): Promise<string> {
     const response = await this.app.request(path, { headers: { cookie: this.cookies } });

@@ -68,7 +68,10 @@ export class SoftAuthenticator {
   userHandle: string | null = null;
   #keys: Promise<CryptoKeyPair> = crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
 
-  constructor(readonly origin: string) {}
+  readonly origin: string;
+  constructor(origin: string) {
+    this.origin = origin;
+  }
 
   #clientData(type: string, challenge: string, origin: string): Uint8Array {
     return new TextEncoder().encode(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
