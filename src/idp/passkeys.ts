@@ -77,6 +77,12 @@ async function consumeChallenge(idp: IdpContext, request: Request, response: Rec
   return { challenge: challenge as string, grant };
 }
 
+/** The string members of a JSON object (the authorization request the login page carried), else nothing. */
+function stringsOf(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
 function passkeyName(name: unknown): string {
   if (typeof name !== 'string' || !name.trim() || name.length > MAX_NAME_LENGTH) {
     throw new HttpProblem(400, `Give the passkey a "name" of 1 to ${MAX_NAME_LENGTH} characters.`, { type: 'invalid-passkey-name' });
@@ -191,7 +197,7 @@ export async function login(idp: IdpContext, request: Request): Promise<Response
   if (!account) throw refuse('The account of this passkey does not exist any more.');
   const verified = await verifyAssertion(idp, request, credential.raw, challenge, passkey);
   if (!(await idp.passkeys.used(passkey.id, verified.newCounter, passkey))) throw refuse('The passkey was used at the same time by another login; try again.', 409);
-  const fields = typeof body.request === 'object' && body.request !== null ? requestFields(body.request as Record<string, string>) : {};
+  const fields = requestFields(stringsOf(body.request));
   const location = fields.client_id ? `${AUTH_PATH}?${new URLSearchParams(fields)}` : ACCOUNT_PATH;
   idp.log(`idp: ${account.email} logged in with a passkey`);
   return new Response(JSON.stringify({ location }), {

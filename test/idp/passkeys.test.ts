@@ -177,6 +177,39 @@ describe('passkeys of the identity provider', () => {
     expect(page.match(/<form method="post" action="\/idp\/account\/passkeys\/remove">/g)).toHaveLength(1);
   });
 
+  it('answers malformed bodies with 4xx problems, never 5xx', async () => {
+    const { app, authenticator } = await withPasskey();
+    const browser = new Browser(app);
+    await browser.passwordLogin();
+    await browser.open('/idp/account');
+    const good = await authenticator.get(await browser.options('login-options'));
+    const response = good.response as Record<string, unknown>;
+    const bodies: Record<string, unknown>[] = [
+      { credential: null },
+      { credential: 'text' },
+      { credential: { ...good, response: { ...response, clientDataJSON: 42 } } },
+      { credential: { ...good, response: { ...response, clientDataJSON: '***' } } },
+      { credential: { ...good, response: { ...response, authenticatorData: [], signature: {} } } },
+      { credential: { ...good, rawId: 'other' } },
+      { name: 7, credential: good },
+      { email: 12 },
+    ];
+    for (const path of ['login', 'registration', 'login-options', 'registration-options']) {
+      for (const body of bodies) {
+        const answer = await browser.post(path, body);
+        expect(answer.status, `${path} ${JSON.stringify(body).slice(0, 80)}`).toBeLessThan(500);
+        if (answer.status >= 400) expect(answer.headers.get('content-type')).toContain('application/problem+json');
+        await answer.arrayBuffer();
+      }
+    }
+    const fresh = await authenticator.get(await browser.options('login-options'));
+    const oddRequest = await browser.post('login', { credential: fresh, request: { client_id: 5, redirect_uri: ['x'], state: 's' } });
+    expect(oddRequest.status).toBe(200);
+    expect(await oddRequest.json()).toEqual({ location: '/idp/account' });
+    const notJson = await app.request('/idp/passkeys/login', { method: 'POST', headers: { 'content-type': 'application/json', cookie: browser.cookies }, body: '{"csrf":' });
+    expect(notJson.status).toBe(400);
+  });
+
   it('serves the pages with a nonce for their script, allowed by the CSP', async () => {
     const app = await idpApp();
     const response = await app.request('/idp/auth');
