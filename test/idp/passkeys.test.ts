@@ -88,6 +88,28 @@ describe('passkeys of the identity provider', () => {
     expect((await typed.post('login', { credential: await authenticator.get(listed) })).status).toBe(200);
   });
 
+  it('offers a passkey on the consent page after a password login, until the account has one', async () => {
+    const app = await idpApp();
+    const { client_id } = await (await app.request('/idp/reg', json({ redirect_uris: ['https://app.example/cb'], client_name: 'Offer App' }))).json();
+    const consentAfterPassword = async (browser: Browser) => {
+      const query = { response_type: 'code', client_id, redirect_uri: 'https://app.example/cb', scope: 'openid webid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' };
+      await browser.open(`/idp/auth?${new URLSearchParams(query)}`);
+      const response = await app.request('/idp/auth', form({ ...query, csrf: browser.csrf, email: 'alice@example.org', password: PASSWORD }, { cookie: browser.cookies }));
+      expect(response.status).toBe(200);
+      browser.cookies = cookiesFrom(response, browser.cookies);
+      return { html: await response.text(), csp: response.headers.get('content-security-policy')! };
+    };
+    const browser = new Browser(app);
+    const first = await consentAfterPassword(browser);
+    expect(first.html).toContain('id="passkey-add"');
+    expect(first.csp).toContain('script-src');
+    expect((await browser.register(new SoftAuthenticator(BASE))).status).toBe(201);
+    const second = await consentAfterPassword(new Browser(app));
+    expect(second.html).toContain('Allow');
+    expect(second.html).not.toContain('passkey-add');
+    expect(second.csp).not.toContain('script-src');
+  });
+
   it('sends the browser on to the consent page of the authorization request it answered', async () => {
     const { app, authenticator } = await withPasskey();
     const browser = new Browser(app);
