@@ -12,8 +12,9 @@ const MAX_NAME_LENGTH = 100;
 const toLogin = () => new Response(null, { status: 303, headers: { Location: AUTH_PATH } });
 
 async function render(idp: IdpContext, request: Request, account: Account, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
-  const view: AccountView = { csrf, email: account.email, webId: webIdOf(account, request), credentials: await idp.clients.listCredentials(account.id), ...extra };
-  return page('Your account', accountPage(view), status);
+  const passkeys = (await idp.passkeys.list(account.id)).map(({ id, name, created, lastUsed }) => ({ id, name, created, ...(lastUsed && { lastUsed }) }));
+  const view: AccountView = { csrf, email: account.email, webId: webIdOf(account, request), credentials: await idp.clients.listCredentials(account.id), passkeys, ...extra };
+  return page('Your account', accountPage(view), status, {}, true);
 }
 
 export async function showAccount(idp: IdpContext, request: Request): Promise<Response> {
@@ -73,6 +74,11 @@ export const createCredentialForm = accountForm(async (idp, request, account, fo
 export const revokeCredentialForm = accountForm(async (idp, request, account, form) => {
   const revoked = await idp.clients.revokeCredentials(account.id, form.client_id ?? '');
   return render(idp, request, account, form.csrf!, revoked ? { message: 'The credential has been revoked.' } : { error: 'There is no such credential.' }, revoked ? 200 : 404);
+});
+
+export const removePasskeyForm = accountForm(async (idp, request, account, form) => {
+  const removed = await idp.passkeys.remove(account.id, form.id ?? '');
+  return render(idp, request, account, form.csrf!, removed ? { message: 'The passkey has been removed.' } : { error: 'There is no such passkey.' }, removed ? 200 : 404);
 });
 
 /** The account named by `Authorization: Basic` with email and password, or by JSON `email` and `password`. */

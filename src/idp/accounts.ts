@@ -70,6 +70,10 @@ export class AccountStore {
     return stored ? (JSON.parse(await new Response(stored.body).text()) as Account) : null;
   }
 
+  async byEmail(email: string): Promise<Account | null> {
+    return this.get(await accountIdOf(email));
+  }
+
   /** The account when the password is right, else null (also for an unknown email, after the same work). */
   async login(email: unknown, password: unknown): Promise<Account | null> {
     if (typeof email !== 'string' || typeof password !== 'string' || !email || !password) return null;

@@ -23,7 +23,7 @@ interface AuthorizationRequest {
   fields: Record<string, string>;
 }
 
-function requestFields(source: Record<string, string>): Record<string, string> {
+export function requestFields(source: Record<string, string>): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const name of REQUEST_FIELDS) if (source[name]) fields[name] = source[name].slice(0, 2000);
   return fields;
@@ -76,8 +76,9 @@ function withCookies(response: Response, cookies: (string | null)[]): Response {
   return response;
 }
 
-function consent(request: Request, authorization: AuthorizationRequest, account: Account, csrf: string): Response {
+function consent(request: Request, authorization: AuthorizationRequest, account: Account, csrf: string, offerPasskey = false): Response {
   const body = consentPage({
+    offerPasskey,
     csrf,
     request: authorization.fields,
     clientName: authorization.client.name,
@@ -85,7 +86,7 @@ function consent(request: Request, authorization: AuthorizationRequest, account:
     redirectUri: authorization.redirectUri,
     webId: webIdOf(account, request),
   });
-  return page(`Allow ${authorization.client.name}?`, body);
+  return page(`Allow ${authorization.client.name}?`, body, 200, {}, offerPasskey);
 }
 
 /** `GET /idp/auth`: the login page, or the consent page when the browser is logged in already. */
@@ -95,12 +96,12 @@ export async function showAuthorization(idp: IdpContext, request: Request): Prom
   const session = await idp.sessions.current(request);
   if (!query.client_id) {
     if (session) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH } });
-    return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: {} })), [csrf.setCookie]);
+    return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: {} }), 200, {}, true), [csrf.setCookie]);
   }
   const authorization = await validate(idp, request, query);
   if (authorization instanceof Response) return authorization;
   if (session) return withCookies(consent(request, authorization, session.account, csrf.value), [csrf.setCookie]);
-  return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name })), [csrf.setCookie]);
+  return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name }), 200, {}, true), [csrf.setCookie]);
 }
 
 /** `POST /idp/auth`: the login form. Success leads to consent (or to the account page for a plain login). */
@@ -112,11 +113,12 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
   const account = await idp.accounts.login(form.email, form.password);
   if (!account) {
     const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name, email: form.email, error: 'The email or the password is wrong.' };
-    return page('Log in', loginPage(view), 401);
+    return page('Log in', loginPage(view), 401, {}, true);
   }
   const session = await idp.sessions.start(request, account);
   if (!authorization) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH, 'Set-Cookie': session } });
-  return withCookies(consent(request, authorization, account, form.csrf!), [session]);
+  const offerPasskey = (await idp.passkeys.list(account.id)).length === 0;
+  return withCookies(consent(request, authorization, account, form.csrf!, offerPasskey), [session]);
 }
 
 /** `POST /idp/consent`: Allow sends the browser back with a code; Deny with `access_denied`. */
@@ -128,7 +130,7 @@ export async function submitConsent(idp: IdpContext, request: Request): Promise<
   const session = await idp.sessions.current(request);
   if (!session) {
     const view = { csrf: form.csrf!, request: authorization.fields, clientName: authorization.client.name, error: 'Your session has ended; log in again.' };
-    return page('Log in', loginPage(view), 401);
+    return page('Log in', loginPage(view), 401, {}, true);
   }
   if (form.decision !== 'allow') return redirectBack(issuerFor(idp.config, request), authorization.redirectUri, { error: 'access_denied', error_description: 'The user did not allow the request.' }, authorization.state);
   const code = await idp.grants.codes.issue({

@@ -5,6 +5,7 @@ import type { ClientStore } from './clients.ts';
 import type { DpopProofVerifier } from './dpop-proof.ts';
 import type { GrantStore } from './grants.ts';
 import type { SigningKey } from './keys.ts';
+import type { PasskeyStore } from './passkey-store.ts';
 import type { Sessions } from './session.ts';
 
 /** What the identity provider's endpoints share. */
@@ -13,6 +14,7 @@ export interface IdpContext {
   readonly accounts: AccountStore;
   readonly clients: ClientStore;
   readonly grants: GrantStore;
+  readonly passkeys: PasskeyStore;
   readonly sessions: Sessions;
   readonly proofs: DpopProofVerifier;
   signingKey(): Promise<SigningKey>;

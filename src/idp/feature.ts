@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import type { Feature } from '../features/feature.ts';
 import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
-import { changePassword, createCredentialForm, createCredentialJson, listCredentialsJson, revokeCredentialForm, revokeCredentialJson, showAccount } from './account.ts';
+import { changePassword, createCredentialForm, createCredentialJson, listCredentialsJson, removePasskeyForm, revokeCredentialForm, revokeCredentialJson, showAccount } from './account.ts';
 import { AccountStore, checkCredentials } from './accounts.ts';
 import { showAuthorization, submitConsent, submitLogin, submitLogout } from './authorize.ts';
 import { idpBearerVerifier } from './bearer.ts';
@@ -18,6 +18,8 @@ import { discoveryDocument } from './discovery.ts';
 import { DpopProofVerifier } from './dpop-proof.ts';
 import { MemoryReplayCache } from '../auth/solid-oidc/replay-cache.ts';
 import { GrantStore } from './grants.ts';
+import { PasskeyStore } from './passkey-store.ts';
+import { login, loginOptions, register, registrationOptions } from './passkeys.ts';
 import { endpointOf, issuerFor, issuerNotice } from './issuer.ts';
 import { loadOrCreateSigningKey, type SigningKey } from './keys.ts';
 import {
@@ -30,6 +32,7 @@ import {
   DISCOVERY_PATH,
   JWKS_PATH,
   LOGOUT_PATH,
+  PASSKEYS_PATH,
   REGISTER_PATH,
   TOKEN_PATH,
 } from './paths.ts';
@@ -57,6 +60,11 @@ function routes(idp: IdpContext): (app: Hono) => void {
     app.post(`${ACCOUNT_PATH}/password`, (c) => changePassword(idp, c.req.raw));
     app.post(`${ACCOUNT_PATH}/credentials`, (c) => createCredentialForm(idp, c.req.raw));
     app.post(`${ACCOUNT_PATH}/credentials/revoke`, (c) => revokeCredentialForm(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/passkeys/remove`, (c) => removePasskeyForm(idp, c.req.raw));
+    app.post(`${PASSKEYS_PATH}/registration-options`, (c) => registrationOptions(idp, c.req.raw));
+    app.post(`${PASSKEYS_PATH}/registration`, (c) => register(idp, c.req.raw));
+    app.post(`${PASSKEYS_PATH}/login-options`, (c) => loginOptions(idp, c.req.raw));
+    app.post(`${PASSKEYS_PATH}/login`, (c) => login(idp, c.req.raw));
     app.post(CLIENT_CREDENTIALS_PATH, (c) => createCredentialJson(idp, c.req.raw));
     app.get(CLIENT_CREDENTIALS_PATH, (c) => listCredentialsJson(idp, c.req.raw));
     app.delete(`${CLIENT_CREDENTIALS_PATH}/:id`, (c) => revokeCredentialJson(idp, c.req.raw, c.req.param('id')));
@@ -85,6 +93,7 @@ export const idpFeature: Feature = {
       accounts,
       clients: new ClientStore(platform.storage, platform.fetch, now),
       grants: new GrantStore(platform.storage, now),
+      passkeys: new PasskeyStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
       proofs: new DpopProofVerifier(new MemoryReplayCache()),
       signingKey,

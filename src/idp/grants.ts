@@ -1,9 +1,11 @@
 import type { StorageDriver } from '../storage/types.ts';
-import { CODES, REFRESH_TOKENS } from './paths.ts';
+import { CODES, PASSKEY_CHALLENGES, REFRESH_TOKENS } from './paths.ts';
 import { randomToken, sha256 } from './random.ts';
 
 const CODE_SECONDS = 60;
 const REFRESH_SECONDS = 30 * 24 * 3600;
+/** As long as the browser's WebAuthn prompt may stay open (the options' timeout), and a little more. */
+const PASSKEY_CHALLENGE_SECONDS = 5 * 60;
 
 /** What an authorization code stands for until the token endpoint redeems it. */
 export interface CodeGrant {
@@ -22,6 +24,16 @@ export interface RefreshGrant {
   accountId: string;
   scope: string;
   jkt?: string;
+}
+
+/** What a WebAuthn challenge was issued for: the browser (its CSRF value) and, when known, the account. */
+export interface PasskeyChallenge {
+  purpose: 'registration' | 'login';
+  /** SHA-256 of the CSRF cookie of the browser that asked: another browser cannot answer this challenge. */
+  browser: string;
+  accountId?: string;
+  /** Registration: the WebAuthn user handle the new passkey is made for. */
+  userHandle?: string;
 }
 
 /**
@@ -64,9 +76,12 @@ class OneTimeGrants<T> {
 export class GrantStore {
   readonly codes: OneTimeGrants<CodeGrant>;
   readonly refreshTokens: OneTimeGrants<RefreshGrant>;
+  /** The random value is the challenge itself, so a challenge is single-use and expires like a code. */
+  readonly passkeyChallenges: OneTimeGrants<PasskeyChallenge>;
 
   constructor(storage: StorageDriver, now: () => number) {
     this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now);
     this.refreshTokens = new OneTimeGrants(storage, REFRESH_TOKENS, REFRESH_SECONDS, now);
+    this.passkeyChallenges = new OneTimeGrants(storage, PASSKEY_CHALLENGES, PASSKEY_CHALLENGE_SECONDS, now);
   }
 }

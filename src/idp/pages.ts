@@ -1,24 +1,32 @@
 /** The identity provider's pages: plain HTML forms that work without JavaScript. */
 import { escapeHtml } from '../pods/layout.ts';
+import { PASSKEY_SCRIPT } from './passkey-script.ts';
 import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, REGISTER_PATH } from './paths.ts';
+import { randomToken } from './random.ts';
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
 button{margin-top:1rem;padding:.5rem 1rem}.error{color:#a00;border:1px solid #a00;padding:.5rem}
 .note{color:#555}code{word-break:break-all}table{border-collapse:collapse}td{padding:.2rem .5rem .2rem 0}`;
 
-/** A whole page; `body` is trusted HTML built from escaped parts. */
-export function page(title: string, body: string, status = 200, headers: Record<string, string> = {}): Response {
+/**
+ * A whole page; `body` is trusted HTML built from escaped parts. A page with passkey buttons (`passkeys`)
+ * carries their script inline, allowed by a per-response nonce, and may then fetch from its own origin.
+ */
+export function page(title: string, body: string, status = 200, headers: Record<string, string> = {}, passkeys = false): Response {
+  const nonce = passkeys ? randomToken() : null;
+  const script = nonce ? `<script nonce="${nonce}">${PASSKEY_SCRIPT}</script>\n` : '';
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><h1>${escapeHtml(title)}</h1>
 ${body}
-</body></html>
+${script}</body></html>
 `;
+  const scripts = nonce ? ` script-src 'nonce-${nonce}'; connect-src 'self';` : '';
   return new Response(html, {
     status,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'", ...headers },
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": `default-src 'none';${scripts} style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'`, ...headers },
   });
 }
 
@@ -42,12 +50,14 @@ export function loginPage(view: LoginView): string {
   const purpose = view.clientName ? `<p>Log in to continue to <strong>${escapeHtml(view.clientName)}</strong>.</p>` : '<p>Log in to your account.</p>';
   return `${purpose}
 ${errorBox(view.error)}
-<form method="post" action="${AUTH_PATH}">
+<form method="post" action="${AUTH_PATH}" id="login-form">
 ${hidden({ ...view.request, csrf: view.csrf })}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(view.email ?? '')}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="${escapeHtml(view.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
 </form>
+<p><button type="button" id="passkey-login">Log in with a passkey</button></p>
+<p id="passkey-status" class="note">With a passkey no password is needed; the email is optional.</p>
 <p class="note">No account yet? <a href="${REGISTER_PATH}">Register</a>.</p>`;
 }
 
@@ -58,6 +68,15 @@ export interface ConsentView {
   clientId: string;
   redirectUri: string;
   webId: string;
+  /** After a password login by an account without passkeys: offer to add one. */
+  offerPasskey?: boolean;
+}
+
+/** The form that adds a passkey to the logged-in account; the page script does the work. */
+function addPasskeyForm(reload: boolean): string {
+  return `<label for="passkey-name">Name of a new passkey (for example the device)</label><input id="passkey-name" maxlength="100" value="Passkey">
+<button type="button" id="passkey-add"${reload ? ' data-reload="1"' : ''}>Add a passkey</button>
+<p id="passkey-status" class="note"></p>`;
 }
 
 export function consentPage(view: ConsentView): string {
@@ -70,7 +89,8 @@ ${hidden({ ...view.request, csrf: view.csrf })}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>
-<form method="post" action="${LOGOUT_PATH}">${hidden({ csrf: view.csrf })}<button type="submit">Not you? Log out</button></form>`;
+<form method="post" action="${LOGOUT_PATH}">${hidden({ csrf: view.csrf })}<button type="submit">Not you? Log out</button></form>
+${view.offerPasskey ? `<h2>Log in faster next time</h2><p>Add a passkey to log in without your password.</p>\n${addPasskeyForm(false)}` : ''}`;
 }
 
 export interface RegisterView {
@@ -115,6 +135,7 @@ export interface AccountView {
   email: string;
   webId: string;
   credentials: { clientId: string; name: string; created: string }[];
+  passkeys: { id: string; name: string; created: string; lastUsed?: string }[];
   message?: string;
   error?: string;
   /** A credential just made: its secret is shown this once. */
@@ -132,8 +153,17 @@ export function accountPage(view: AccountView): string {
 <td><form method="post" action="${ACCOUNT_PATH}/credentials/revoke">${hidden({ csrf: view.csrf, client_id: credential.clientId })}<button type="submit">Revoke</button></form></td></tr>`,
     )
     .join('\n');
+  const passkeyRows = view.passkeys
+    .map(
+      (passkey) => `<tr><td>${escapeHtml(passkey.name)}</td><td>added ${escapeHtml(passkey.created.slice(0, 10))}</td><td>${passkey.lastUsed ? `last used ${escapeHtml(passkey.lastUsed.slice(0, 10))}` : 'not used yet'}</td>
+<td><form method="post" action="${ACCOUNT_PATH}/passkeys/remove">${hidden({ csrf: view.csrf, id: passkey.id })}<button type="submit">Remove</button></form></td></tr>`,
+    )
+    .join('\n');
   return `<p>Logged in as <strong>${escapeHtml(view.email)}</strong>, WebID <code>${escapeHtml(view.webId)}</code>.</p>
 ${view.message ? `<p role="status">${escapeHtml(view.message)}</p>` : ''}${errorBox(view.error)}${created}
+<h2>Passkeys</h2>
+${passkeyRows ? `<table>${passkeyRows}</table>` : '<p>None yet: add one to log in without your password.</p>'}
+${addPasskeyForm(true)}
 <h2>Client credentials</h2>
 <p class="note">Scripts log in with these (OAuth client_credentials grant at the token endpoint).</p>
 ${rows ? `<table>${rows}</table>` : '<p>None yet.</p>'}

@@ -11,6 +11,7 @@ export const REGISTER_PATH = '/idp/register';
 export const ACCOUNT_PATH = '/idp/account';
 export const CLIENT_CREDENTIALS_PATH = '/idp/client-credentials';
 export const LOGOUT_PATH = '/idp/logout';
+export const PASSKEYS_PATH = '/idp/passkeys';
 
 /** Records of the identity provider: never served, since /.server/ is private (see ldp/auxiliary.ts). */
 export const IDP_STATE = '/.server/idp/';
@@ -21,3 +22,8 @@ export const CLIENTS = `${IDP_STATE}clients/`;
 export const ACCOUNT_CLIENTS = `${IDP_STATE}account-clients/`;
 export const CODES = `${IDP_STATE}codes/`;
 export const REFRESH_TOKENS = `${IDP_STATE}refresh-tokens/`;
+/** One record per passkey, named by the SHA-256 of its credential ID (IDs may be longer than file names). */
+export const PASSKEYS = `${IDP_STATE}passkeys/`;
+/** One empty marker per passkey an account holds: `<account>/<credential hash>`. */
+export const ACCOUNT_PASSKEYS = `${IDP_STATE}account-passkeys/`;
+export const PASSKEY_CHALLENGES = `${IDP_STATE}passkey-challenges/`;

@@ -80,6 +80,11 @@ export function csrfFor(request: Request): { value: string; setCookie: string | 
   return { value, setCookie: cookie(request, CSRF_COOKIE, value, SESSION_SECONDS) };
 }
 
+/** The browser's CSRF value, which passkey challenges are bound to. */
+export function readCsrfCookie(request: Request): string | null {
+  return readCookie(request, CSRF_COOKIE);
+}
+
 export function checkCsrf(request: Request, submitted: unknown): void {
   const expected = readCookie(request, CSRF_COOKIE);
   const origin = request.headers.get('origin');

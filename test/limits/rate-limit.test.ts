@@ -124,6 +124,18 @@ describe('rate limits', () => {
     expect((await request('/idp/register', { method: 'POST' })).status).not.toBe(429);
   });
 
+  it('counts passkey logins and their challenges as login attempts', async () => {
+    const { request } = limitedApp({ rateLimitRequests: 0 });
+    const paths = ['/idp/credentials', '/idp/passkeys/login-options', '/idp/passkeys/login'];
+    let sent = 0;
+    const mixed = await statuses(12, () => request(paths[sent++ % paths.length]!, { method: 'POST' }));
+    expect(mixed.slice(0, 10)).not.toContain(429);
+    expect(mixed.slice(10)).toEqual([429, 429]);
+    expect((await request('/idp/passkeys/login', { method: 'POST' })).status).toBe(429);
+    expect((await request('/idp/passkeys/login-options', { method: 'POST' })).status).toBe(429);
+    expect((await request('/idp/passkeys/registration-options', { method: 'POST' })).status).not.toBe(429);
+  });
+
   it('takes each limit from the configuration, and 0 drops a rule', async () => {
     const { request } = limitedApp({ rateLimitRequests: 3 });
     expect(await statuses(4, () => request('/'))).toEqual([200, 200, 200, 429]);

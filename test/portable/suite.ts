@@ -6,6 +6,8 @@
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookiesFrom, hiddenField } from '../idp/support.ts';
+import { SoftAuthenticator } from '../idp/soft-authenticator.ts';
 
 /** The options each runtime is started with, as `SVC_*` variables (the one option table on every runtime). */
 export const PORTABLE_OPTIONS: Readonly<Record<string, string>> = {
@@ -140,6 +142,30 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(await read.text()).toBe('read with DPoP');
         expect(read.status).toBe(200);
         await expectProblem(await logIn('alice', { dpop: await proof('POST', `${base}/elsewhere`) }), 400);
+      });
+
+      it('registers a passkey and logs in with it (WebAuthn verification in the runtime), refusing a replay', async () => {
+        let cookies = '';
+        const send = async (path: string, init: RequestInit) => {
+          const response = await fetch(base + path, { ...init, headers: { ...(init.headers as Record<string, string>), cookie: cookies } });
+          cookies = cookiesFrom(response, cookies);
+          return response;
+        };
+        const csrf = hiddenField(await (await send('/idp/auth', {})).text(), 'csrf');
+        const loggedIn = await send('/idp/auth', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, email: 'alice@example.org', password }).toString(), redirect: 'manual' });
+        expect(loggedIn.status).toBe(303);
+        const passkeys = async (path: string, body: Record<string, unknown> = {}) =>
+          send(`/idp/passkeys/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ csrf, ...body }) });
+        const authenticator = new SoftAuthenticator(base);
+        const created = await passkeys('registration', { name: 'portable', credential: await authenticator.create(await (await passkeys('registration-options')).json()) });
+        expect(created.status, await created.clone().text()).toBe(201);
+        await created.arrayBuffer();
+        cookies = cookies.split('; ').filter((pair) => !pair.startsWith('svc_idp_session=')).join('; ');
+        const credential = await authenticator.get(await (await passkeys('login-options')).json());
+        const login = await passkeys('login', { credential });
+        expect(login.status, await login.clone().text()).toBe(200);
+        expect(await login.json()).toEqual({ location: '/idp/account' });
+        await expectProblem(await passkeys('login', { credential }), 401);
       });
     });
 
