@@ -12,7 +12,15 @@ const MAX_NAME_LENGTH = 100;
 const toLogin = () => new Response(null, { status: 303, headers: { Location: AUTH_PATH } });
 
 async function render(idp: IdpContext, request: Request, account: Account, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
-  const view: AccountView = { csrf, email: account.email, webId: webIdOf(account, request), credentials: await idp.clients.listCredentials(account.id), ...extra };
+  const view: AccountView = {
+    csrf,
+    email: account.email,
+    webId: webIdOf(account, request),
+    credentials: await idp.clients.listCredentials(account.id),
+    nostrKeys: await idp.nostrKeys.keysOf(account.id),
+    nostrChallenge: await idp.nostrKeys.newChallenge(account.id),
+    ...extra,
+  };
   return page('Your account', accountPage(view), status);
 }
 

@@ -21,3 +21,12 @@ export const CLIENTS = `${IDP_STATE}clients/`;
 export const ACCOUNT_CLIENTS = `${IDP_STATE}account-clients/`;
 export const CODES = `${IDP_STATE}codes/`;
 export const REFRESH_TOKENS = `${IDP_STATE}refresh-tokens/`;
+/** Nostr sign-in (NIP-07 + NIP-98) and the account page's key linking. */
+export const NOSTR_LOGIN_PATH = '/idp/nostr/login';
+export const NOSTR_LINK_PATH = '/idp/account/nostr';
+/** `<pubkey>.json`: the account that linked the key. */
+export const NOSTR_KEYS = `${IDP_STATE}nostr-keys/`;
+/** One empty marker per key an account linked: `<account>/<pubkey>`. */
+export const ACCOUNT_NOSTR_KEYS = `${IDP_STATE}account-nostr-keys/`;
+/** `<challenge>.json`: a link challenge shown on the account page, used once. */
+export const NOSTR_CHALLENGES = `${IDP_STATE}nostr-challenges/`;

@@ -7,15 +7,11 @@ import { MemoryReplayCache, type ReplayCache } from '../solid-oidc/replay-cache.
 import { DidLinks } from './did-link.ts';
 import { didOfKey, eventFromToken, HTTP_AUTH_WINDOW_SECONDS, httpAuthProblem } from './http-auth.ts';
 
-export interface NostrAuthOptions {
+export interface NostrAuthOptions extends HttpAuthCheckOptions {
   platform: Platform;
-  now: () => number;
   local(request: Request): Promise<Response>;
-  /** Largest body hashed for the `payload` check (the server's body limit: larger bodies are refused anyway). */
-  maxBodyBytes: number;
   /** Base URL of the DID resolver (`<resolver><pubkey>.json`); this server's own when absent. */
   didResolver?: string;
-  replays?: ReplayCache;
 }
 
 /** What a request must be signed for when it is not its own URL and method (git, see `signedAs`). */
@@ -54,42 +50,63 @@ async function bodyHashOf(request: Request, maxBytes: number): Promise<string | 
   }
 }
 
+export interface HttpAuthCheckOptions {
+  now: () => number;
+  /** Largest body hashed for the `payload` check (the server's body limit: larger bodies are refused anyway). */
+  maxBodyBytes: number;
+  replays?: ReplayCache;
+}
+
+/** Checks NIP-98 credentials: the signing key, or why they do not authorize the request. */
+export type HttpAuthCheck = (request: Request, token: string) => Promise<{ pubkey: string } | { error: string }>;
+
 /**
- * `Authorization: Nostr <base64 event>` (NIP-98): an event of kind 27235 signed for this request's URL and
- * method (and body, when it has one), fresh and used once. The agent is `did:nostr:<pubkey>`, or the WebID
- * the key is linked with both ways (see DidLinks).
+ * A NIP-98 check: an event of kind 27235 signed for this request's URL and method (and body, when it has
+ * one), fresh, authentic and used once. Shared by the `Nostr` verifier and the IdP's Nostr sign-in.
+ */
+export function httpAuthCheck(options: HttpAuthCheckOptions): HttpAuthCheck {
+  const replays = options.replays ?? new MemoryReplayCache();
+  let integrity: Promise<typeof import('../../nostr/verify.ts')> | undefined;
+  return async (request, token) => {
+    const event = eventFromToken(token);
+    if (typeof event === 'string') return { error: event };
+    const scope = scopes.get(request);
+    let bodyHash: string | null = null;
+    if (!scope && request.body !== null) {
+      bodyHash = await bodyHashOf(request, options.maxBodyBytes);
+      if (bodyHash === null) return { error: 'the request body is too large to check against the event\'s payload tag' };
+    }
+    const nowMs = options.now();
+    const target = { url: scope?.url ?? request.url, method: scope?.method ?? request.method, bodyHash, nowSeconds: Math.floor(nowMs / 1000) };
+    const problem = httpAuthProblem(event, target);
+    if (problem) return { error: problem };
+    const integrityProblem = (await (integrity ??= import('../../nostr/verify.ts'))).integrityProblem(event);
+    if (integrityProblem) return { error: `the Nostr event is not authentic: ${integrityProblem}` };
+    if (!scope?.reusable) {
+      // Keyed by signature, not id: two same requests in one second give events with the same id, and each
+      // signing makes a new signature (BIP-340 signatures cannot be changed into another valid one without the key).
+      // Remembered until the event is too old to pass the created_at check anyway.
+      const expiresAtMs = (event.created_at + HTTP_AUTH_WINDOW_SECONDS + 1) * 1000;
+      if (!(await replays.firstUse(`nostr ${event.sig}`, expiresAtMs, nowMs))) return { error: 'this Nostr event was used already: sign a new one for each request' };
+    }
+    return { pubkey: event.pubkey };
+  };
+}
+
+/**
+ * `Authorization: Nostr <base64 event>` (NIP-98, see httpAuthCheck). The agent is `did:nostr:<pubkey>`, or
+ * the WebID the key is linked with both ways (see DidLinks).
  */
 export function nostrVerifier(options: NostrAuthOptions): CredentialVerifier {
   const sources: DocumentSources = { local: options.local, ...(options.platform.fetch && { outbound: options.platform.fetch }) };
   const links = new DidLinks(sources, options.didResolver, options.now, (line) => options.platform.log(line));
-  const replays = options.replays ?? new MemoryReplayCache();
-  let integrity: Promise<typeof import('../../nostr/verify.ts')> | undefined;
-
+  const check = httpAuthCheck(options);
   return {
     scheme: 'nostr',
     async verify(request, token) {
-      const event = eventFromToken(token);
-      if (typeof event === 'string') return { error: event };
-      const scope = scopes.get(request);
-      let bodyHash: string | null = null;
-      if (!scope && request.body !== null) {
-        bodyHash = await bodyHashOf(request, options.maxBodyBytes);
-        if (bodyHash === null) return { error: 'the request body is too large to check against the event\'s payload tag' };
-      }
-      const nowMs = options.now();
-      const target = { url: scope?.url ?? request.url, method: scope?.method ?? request.method, bodyHash, nowSeconds: Math.floor(nowMs / 1000) };
-      const problem = httpAuthProblem(event, target);
-      if (problem) return { error: problem };
-      const integrityProblem = (await (integrity ??= import('../../nostr/verify.ts'))).integrityProblem(event);
-      if (integrityProblem) return { error: `the Nostr event is not authentic: ${integrityProblem}` };
-      if (!scope?.reusable) {
-        // Keyed by signature, not id: two same requests in one second give events with the same id, and each
-        // signing makes a new signature (BIP-340 signatures cannot be changed into another valid one without the key).
-        // Remembered until the event is too old to pass the created_at check anyway.
-        const expiresAtMs = (event.created_at + HTTP_AUTH_WINDOW_SECONDS + 1) * 1000;
-        if (!(await replays.firstUse(`nostr ${event.sig}`, expiresAtMs, nowMs))) return { error: 'this Nostr event was used already: sign a new one for each request' };
-      }
-      return { webId: (await links.webIdOf(event.pubkey, new URL(request.url).origin)) ?? didOfKey(event.pubkey) };
+      const checked = await check(request, token);
+      if ('error' in checked) return checked;
+      return { webId: (await links.webIdOf(checked.pubkey, new URL(request.url).origin)) ?? didOfKey(checked.pubkey) };
     },
   };
 }
