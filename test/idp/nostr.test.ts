@@ -2,7 +2,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { nostrSigner, type NostrSigner } from '../auth/nostr/signer.ts';
-import { BASE, cookiesFrom, form, hiddenField, idpApp, PASSWORD } from './support.ts';
+import { profileHtml } from '../../src/pods/layout.ts';
+import { BASE, cookiesFrom, form, hiddenField, idpApp, json, PASSWORD } from './support.ts';
 
 const LOGIN = `${BASE}/idp/nostr/login`;
 const LINK = `${BASE}/idp/account/nostr`;
@@ -134,5 +135,27 @@ describe('Nostr sign-in on the login page', () => {
     const hash = btoa(String.fromCharCode(...sha256(new TextEncoder().encode(script))));
     expect(page.headers.get('content-security-policy')).toContain(`script-src 'sha256-${hash}'; connect-src 'self'`);
     expect(html).toContain('data-nostr-post="/idp/nostr/login"');
+  });
+});
+
+describe('this server as the DID resolver of its accounts\' keys', () => {
+  it('makes a linked key the account\'s WebID for NIP-98 once the profile names the key back (owl:sameAs)', async () => {
+    let now = Date.now();
+    test = await idpApp({}, { now: () => now });
+    await link(key);
+    const privateUrl = `${BASE}/alice/private/`;
+    const read = () => test.app.fetch(new Request(privateUrl, { headers: { authorization: key.authorization(privateUrl, 'GET', { createdAt: Math.floor(now / 1000) }) } }));
+    // The DID document names alice, but her profile does not name the key: the key alone, which her ACL does not grant.
+    expect((await read()).status).toBe(403);
+
+    const token = await test.request('/idp/credentials', json({ email: 'alice@example.org', password: PASSWORD }));
+    const { access_token } = (await token.json()) as { access_token: string };
+    const profile = profileHtml('alice', { 'http://www.w3.org/2002/07/owl#sameAs': { '@id': key.did } });
+    const put = await test.request('/alice/index.html', { method: 'PUT', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'text/html' }, body: profile });
+    expect(put.status).toBe(204);
+    now += 11_000;
+    const response = await read();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('wac-allow')).toMatch(/^user="read write append control"/);
   });
 });
