@@ -33,18 +33,22 @@ export function signedAs(request: Request, scope: SignedScope): Request {
   return request;
 }
 
-/** Hex SHA-256 of the request body, read from a clone so the handler still reads the original; null when too large. */
-async function bodyHashOf(request: Request, maxBytes: number): Promise<string | null> {
+/**
+ * Hex SHA-256 of the request body, read from a clone so the handler still reads the original; null for an
+ * empty body (runtimes give every DELETE a body stream), undefined when it is too large.
+ */
+async function bodyHashOf(request: Request, maxBytes: number): Promise<string | null | undefined> {
   const hash = sha256.create();
   let seen = 0;
   const reader = request.clone().body!.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return bytesToHex(hash.digest());
+    if (done) return seen === 0 ? null : bytesToHex(hash.digest());
     seen += value.byteLength;
     if (seen > maxBytes) {
-      await reader.cancel();
-      return null;
+      // Not awaited: cancelling one branch of a tee settles only once the other (the handler's) is cancelled too.
+      reader.cancel().catch(() => undefined);
+      return undefined;
     }
     hash.update(value);
   }
@@ -71,10 +75,10 @@ export function httpAuthCheck(options: HttpAuthCheckOptions): HttpAuthCheck {
     const event = eventFromToken(token);
     if (typeof event === 'string') return { error: event };
     const scope = scopes.get(request);
-    let bodyHash: string | null = null;
+    let bodyHash: string | null | undefined = null;
     if (!scope && request.body !== null) {
       bodyHash = await bodyHashOf(request, options.maxBodyBytes);
-      if (bodyHash === null) return { error: 'the request body is too large to check against the event\'s payload tag' };
+      if (bodyHash === undefined) return { error: 'the request body is too large to check against the event\'s payload tag' };
     }
     const nowMs = options.now();
     const target = { url: scope?.url ?? request.url, method: scope?.method ?? request.method, bodyHash, nowSeconds: Math.floor(nowMs / 1000) };

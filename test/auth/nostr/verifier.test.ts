@@ -91,6 +91,20 @@ describe('NIP-98 HTTP authentication', () => {
     expect(await noteText()).toBe(before);
   });
 
+  it('needs no payload tag for an empty body (every DELETE through a server has a body stream)', async () => {
+    const url = `${PRIVATE}empty-delete.txt`;
+    expect((await world.as('alice', '/alice/private/empty-delete.txt', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(201);
+    expect((await send(url, key.authorization(url, 'DELETE'), { method: 'DELETE', body: '' })).status).toBe(204);
+  });
+
+  it('refuses a body over the size limit before hashing it all', async () => {
+    const small = await podWorld(['alice'], { public: false, maxBodySize: '1KB' });
+    const url = `${BASE}/alice/big.txt`;
+    const body = 'x'.repeat(2048);
+    const response = await small.app.fetch(new Request(url, { method: 'PUT', headers: { 'content-type': 'text/plain', authorization: key.authorization(url, 'PUT', { body }) }, body }));
+    await expectRefused(response, /too large/);
+  });
+
   it('refuses an event used twice', async () => {
     const authorization = key.authorization(NOTE, 'GET');
     expect((await send(NOTE, authorization)).status).toBe(200);
