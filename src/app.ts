@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
+import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import { docdbFeature } from './docdb/feature.ts';
@@ -42,6 +43,7 @@ export interface App {
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
 export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
+  const ownerKey = ownerKeyHooks(config);
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
   const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
@@ -101,6 +103,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         published([{ path: podRoot, kind: 'create' }]);
       },
     },
+    ...(ownerKey ? [ownerKey] : []),
     ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
   ]);
   const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log };

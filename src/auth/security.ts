@@ -8,6 +8,7 @@ import { ensureRootAcl } from '../wac/root-acl.ts';
 import { WebAccessControl } from '../wac/web-access-control.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { bearerVerifier } from './bearer.ts';
+import { nostrVerifier } from './nostr/verifier.ts';
 import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
 
@@ -18,7 +19,7 @@ export interface Security {
   access: AccessControl;
   /**
    * The credentials every configuration accepts, in the order they are asked: DPoP-bound tokens sent as
-   * Bearer are refused, the server's own bearer tokens, Solid-OIDC DPoP tokens from any issuer. Features
+   * Bearer are refused, the server's own bearer tokens, Solid-OIDC DPoP tokens from any issuer, NIP-98 Nostr events. Features
    * add other kinds.
    */
   credentials: readonly CredentialVerifier[];
@@ -52,6 +53,11 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
       started = null;
       throw error;
     }));
-  const credentials = [boundTokenAsBearer, bearerVerifier(tokenKey, now), dpopVerifier({ platform: base, now, local })];
+  const credentials = [
+    boundTokenAsBearer,
+    bearerVerifier(tokenKey, now),
+    dpopVerifier({ platform: base, now, local }),
+    nostrVerifier({ platform: base, now, local, maxBodyBytes: config.maxBodySize, ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }) }),
+  ];
   return { platform, access: wac ?? allowEverything, credentials, tokenKey, init };
 }

@@ -104,7 +104,7 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
     if (push && config.readOnly) {
       throw new HttpProblem(403, 'This server is read-only (--read-only): pushes are refused; clone and fetch still work.', { type: 'read-only' });
     }
-    const caller = await context.authenticate(withGitCredentials(request));
+    const caller = await context.authenticate(withGitCredentials(request, target));
     try {
       await access.require(caller, [{ path: repository, anyOf: [push ? 'write' : 'read'] }]);
     } catch (error) {

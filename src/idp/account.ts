@@ -13,7 +13,16 @@ const toLogin = () => new Response(null, { status: 303, headers: { Location: AUT
 
 async function render(idp: IdpContext, request: Request, account: Account, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
   const passkeys = (await idp.passkeys.list(account.id)).map(({ id, name, created, lastUsed }) => ({ id, name, created, ...(lastUsed && { lastUsed }) }));
-  const view: AccountView = { csrf, email: account.email, webId: webIdOf(account, request), credentials: await idp.clients.listCredentials(account.id), passkeys, ...extra };
+  const view: AccountView = {
+    csrf,
+    email: account.email,
+    webId: webIdOf(account, request),
+    credentials: await idp.clients.listCredentials(account.id),
+    passkeys,
+    nostrKeys: await idp.nostrKeys.keysOf(account.id),
+    nostrChallenge: await idp.nostrKeys.newChallenge(account.id),
+    ...extra,
+  };
   return page('Your account', accountPage(view), status, {}, true);
 }
 

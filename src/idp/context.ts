@@ -1,4 +1,5 @@
 import type { Authenticator } from '../auth/authenticate.ts';
+import type { HttpAuthCheck } from '../auth/nostr/verifier.ts';
 import type { Config } from '../config/options.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import type { ClientStore } from './clients.ts';
@@ -6,6 +7,7 @@ import type { DpopProofVerifier } from './dpop-proof.ts';
 import type { GrantStore } from './grants.ts';
 import type { SigningKey } from './keys.ts';
 import type { PasskeyStore } from './passkey-store.ts';
+import type { NostrKeyStore } from './nostr-keys.ts';
 import type { Sessions } from './session.ts';
 
 /** What the identity provider's endpoints share. */
@@ -17,6 +19,9 @@ export interface IdpContext {
   readonly passkeys: PasskeyStore;
   readonly sessions: Sessions;
   readonly proofs: DpopProofVerifier;
+  readonly nostrKeys: NostrKeyStore;
+  /** Checks the NIP-98 events of the Nostr sign-in and key linking. */
+  readonly nostrCheck: HttpAuthCheck;
   signingKey(): Promise<SigningKey>;
   /** `POST /.pods` as the app answers it, for registration. */
   createPod(request: Request): Promise<Response>;

@@ -33,10 +33,16 @@ import {
   JWKS_PATH,
   LOGOUT_PATH,
   PASSKEYS_PATH,
+  NOSTR_LINK_PATH,
+  NOSTR_LOGIN_PATH,
   REGISTER_PATH,
   TOKEN_PATH,
 } from './paths.ts';
+import { linkNostrKey, nostrDidDocument, nostrLogin } from './nostr.ts';
+import { NostrKeyStore } from './nostr-keys.ts';
 import { showRegistration, submitRegistration } from './register.ts';
+import { httpAuthCheck } from '../auth/nostr/verifier.ts';
+import { OWN_DID_RESOLVER_PATH } from '../auth/nostr/did-link.ts';
 import { Sessions } from './session.ts';
 import { handleToken } from './token.ts';
 
@@ -68,6 +74,9 @@ function routes(idp: IdpContext): (app: Hono) => void {
     app.post(CLIENT_CREDENTIALS_PATH, (c) => createCredentialJson(idp, c.req.raw));
     app.get(CLIENT_CREDENTIALS_PATH, (c) => listCredentialsJson(idp, c.req.raw));
     app.delete(`${CLIENT_CREDENTIALS_PATH}/:id`, (c) => revokeCredentialJson(idp, c.req.raw, c.req.param('id')));
+    app.post(NOSTR_LOGIN_PATH, (c) => nostrLogin(idp, c.req.raw));
+    app.post(NOSTR_LINK_PATH, (c) => linkNostrKey(idp, c.req.raw));
+    app.get(`${OWN_DID_RESOLVER_PATH}:file`, (c) => nostrDidDocument(idp, c.req.raw, c.req.param('file')));
     // CORS preflights of browser apps (token endpoint, registration); the CORS middleware adds the headers.
     app.options('/idp/*', () => new Response(null, { status: 204 }));
     app.all('/idp/*', (c) => {
@@ -96,6 +105,8 @@ export const idpFeature: Feature = {
       passkeys: new PasskeyStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
       proofs: new DpopProofVerifier(new MemoryReplayCache()),
+      nostrKeys: new NostrKeyStore(platform.storage, now),
+      nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024 }),
       signingKey,
       createPod: context.createPod,
       authenticate: context.authenticate,

@@ -1,8 +1,14 @@
 /** The identity provider's pages: plain HTML forms that work without JavaScript. */
+import { sha256 } from '@noble/hashes/sha2.js';
 import { escapeHtml } from '../pods/layout.ts';
+import { NOSTR_SCRIPT } from './nostr-script.ts';
 import { PASSKEY_SCRIPT } from './passkey-script.ts';
-import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, REGISTER_PATH } from './paths.ts';
+import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, NOSTR_LINK_PATH, NOSTR_LOGIN_PATH, REGISTER_PATH } from './paths.ts';
 import { randomToken } from './random.ts';
+
+/** The Nostr script is the same on every page, so it is allowed by its hash; the passkey script by a nonce. */
+const NOSTR_SCRIPT_SOURCE = `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(NOSTR_SCRIPT))))}'`;
+const nostrScript = `<script>${NOSTR_SCRIPT}</script>`;
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
@@ -23,7 +29,7 @@ export function page(title: string, body: string, status = 200, headers: Record<
 ${body}
 ${script}</body></html>
 `;
-  const scripts = nonce ? ` script-src 'nonce-${nonce}'; connect-src 'self';` : '';
+  const scripts = ` script-src ${NOSTR_SCRIPT_SOURCE}${nonce ? ` 'nonce-${nonce}'` : ''}; connect-src 'self';`;
   return new Response(html, {
     status,
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": `default-src 'none';${scripts} style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'`, ...headers },
@@ -58,6 +64,9 @@ ${hidden({ ...view.request, csrf: view.csrf })}
 </form>
 <p><button type="button" id="passkey-login">Log in with a passkey</button></p>
 <p id="passkey-status" class="note">With a passkey no password is needed; the email is optional.</p>
+<button type="button" hidden data-nostr-post="${NOSTR_LOGIN_PATH}" data-nostr-fields="login-form">Log in with Nostr (your browser extension signs)</button>
+<p id="nostr-status" aria-live="polite"></p>
+${nostrScript}
 <p class="note">No account yet? <a href="${REGISTER_PATH}">Register</a>.</p>`;
 }
 
@@ -140,6 +149,9 @@ export interface AccountView {
   error?: string;
   /** A credential just made: its secret is shown this once. */
   created?: { clientId: string; secret: string };
+  /** Nostr keys (hex) linked to the account, and the challenge a new one signs to be linked. */
+  nostrKeys: string[];
+  nostrChallenge: string;
 }
 
 export function accountPage(view: AccountView): string {
@@ -172,6 +184,13 @@ ${hidden({ csrf: view.csrf })}
 <label for="cred-name">Name of a new credential</label><input id="cred-name" name="name" required maxlength="100">
 <button type="submit">Create</button>
 </form>
+<h2>Nostr keys</h2>
+<p class="note">A linked key logs in on the login page (NIP-07 extension) and names this account in the DID document this server serves for it. For requests signed with the key (NIP-98) to count as your WebID, add <code>owl:sameAs &lt;did:nostr:…&gt;</code> to your profile.</p>
+${view.nostrKeys.length ? `<ul>${view.nostrKeys.map((key) => `<li><code>did:nostr:${escapeHtml(key)}</code></li>`).join('')}</ul>` : '<p>None yet.</p>'}
+<form id="nostr-link-form">${hidden({ csrf: view.csrf, challenge: view.nostrChallenge })}</form>
+<button type="button" hidden data-nostr-post="${NOSTR_LINK_PATH}" data-nostr-fields="nostr-link-form">Link the key of your Nostr extension</button>
+<p id="nostr-status" aria-live="polite"></p>
+${nostrScript}
 <h2>Password</h2>
 <form method="post" action="${ACCOUNT_PATH}/password">
 ${hidden({ csrf: view.csrf })}

@@ -27,3 +27,12 @@ export const PASSKEYS = `${IDP_STATE}passkeys/`;
 /** One empty marker per passkey an account holds: `<account>/<credential hash>`. */
 export const ACCOUNT_PASSKEYS = `${IDP_STATE}account-passkeys/`;
 export const PASSKEY_CHALLENGES = `${IDP_STATE}passkey-challenges/`;
+/** Nostr sign-in (NIP-07 + NIP-98) and the account page's key linking. */
+export const NOSTR_LOGIN_PATH = '/idp/nostr/login';
+export const NOSTR_LINK_PATH = '/idp/account/nostr';
+/** `<pubkey>.json`: the account that linked the key. */
+export const NOSTR_KEYS = `${IDP_STATE}nostr-keys/`;
+/** One empty marker per key an account linked: `<account>/<pubkey>`. */
+export const ACCOUNT_NOSTR_KEYS = `${IDP_STATE}account-nostr-keys/`;
+/** `<challenge>.json`: a link challenge shown on the account page, used once. */
+export const NOSTR_CHALLENGES = `${IDP_STATE}nostr-challenges/`;

@@ -18,8 +18,8 @@ export interface RateRule {
 }
 
 const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
-/** Forms and endpoints that check a password or a passkey (whose challenges count too). */
-const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/auth', '/idp/account/password', '/idp/client-credentials', '/idp/passkeys/login-options', '/idp/passkeys/login']);
+/** Forms and endpoints that check a password, a passkey (whose challenges count too) or a login signature (Nostr). */
+const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/auth', '/idp/account/password', '/idp/client-credentials', '/idp/passkeys/login-options', '/idp/passkeys/login', '/idp/nostr/login', '/idp/account/nostr']);
 const isLogin = (method: string, pathname: string) =>
   (method === 'POST' && LOGIN_PATHS.has(pathname)) || pathname.startsWith('/idp/client-credentials/') || (method === 'GET' && pathname === '/idp/client-credentials');
 

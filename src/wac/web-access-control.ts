@@ -27,7 +27,9 @@ export function authenticateChallenge(caller: Caller): string {
   const failed = caller.credentialError ? (caller.credentialChallenge ?? { scheme: 'bearer', code: 'invalid_token' }) : null;
   const error = (scheme: string) =>
     failed?.scheme === scheme ? `, error="${failed.code}", error_description="${caller.credentialError!.replace(/["\\]/g, '')}"` : '';
-  return `Bearer ${realm}${error('bearer')}, DPoP ${realm}${error('dpop')}`;
+  // Nostr is named only when its credentials failed: clients that do not sign with a Nostr key never see it.
+  const nostr = failed?.scheme === 'nostr' ? `, Nostr ${realm}${error('nostr')}` : '';
+  return `Bearer ${realm}${error('bearer')}, DPoP ${realm}${error('dpop')}${nostr}`;
 }
 
 function denied(caller: Caller, requirement: AccessRequirement): HttpProblem {

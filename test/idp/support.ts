@@ -1,6 +1,8 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { toBase64Url } from '../../src/http/base64url.ts';
 import { BASE, makeApp, type TestApp } from '../support/app.ts';
+import type { Platform } from '../../src/platform.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -17,8 +19,8 @@ export const form = (fields: Record<string, string>, headers: Record<string, str
 });
 
 /** An app with --idp and one account (alice) with her pod. */
-export async function idpApp(flags: Record<string, unknown> = {}): Promise<TestApp> {
-  const app = makeApp({ idp: true, ...flags });
+export async function idpApp(flags: Record<string, unknown> = {}, platform: Partial<Platform> = {}): Promise<TestApp> {
+  const app = makeApp({ idp: true, ...flags }, new MemoryDriver(), platform);
   const created = await app.request('/.pods', json({ name: 'alice', email: 'alice@example.org', password: PASSWORD }));
   if (created.status !== 201) throw new Error(`alice: ${created.status} ${await created.text()}`);
   return app;

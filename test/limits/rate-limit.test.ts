@@ -117,6 +117,8 @@ describe('rate limits', () => {
     const login = await statuses(11, () => request('/idp/credentials', { method: 'POST' }));
     expect(login.slice(0, 10)).not.toContain(429);
     expect(login[10]).toBe(429);
+    expect((await request('/idp/nostr/login', { method: 'POST' })).status).toBe(429);
+    expect((await request('/idp/account/nostr', { method: 'POST' })).status).toBe(429);
     clock.now += MINUTE;
     expect((await request('/idp/credentials', { method: 'POST' })).status).not.toBe(429);
     expect((await request('/idp/register', { method: 'POST' })).status).toBe(429);

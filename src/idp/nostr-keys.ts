@@ -1,0 +1,75 @@
+import { HttpProblem } from '../http/problem.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { ACCOUNT_NOSTR_KEYS, NOSTR_CHALLENGES, NOSTR_KEYS } from './paths.ts';
+import { randomToken } from './random.ts';
+
+/** How long a link challenge of the account page may be answered. */
+export const LINK_CHALLENGE_SECONDS = 10 * 60;
+
+interface KeyRecord {
+  account: string;
+  linked: string;
+}
+
+interface ChallengeRecord {
+  account: string;
+  expires: number;
+}
+
+const readJson = async <T>(storage: StorageDriver, path: string): Promise<T | null> => {
+  const stored = await storage.get(path);
+  return stored ? (JSON.parse(await new Response(stored.body).text()) as T) : null;
+};
+
+/** Which account each Nostr key is linked to (one account per key), and the challenges that link them. */
+export class NostrKeyStore {
+  readonly #storage: StorageDriver;
+  readonly #now: () => number;
+
+  constructor(storage: StorageDriver, now: () => number) {
+    this.#storage = storage;
+    this.#now = now;
+  }
+
+  async accountOf(pubkey: string): Promise<string | null> {
+    return (await readJson<KeyRecord>(this.#storage, `${NOSTR_KEYS}${pubkey}.json`))?.account ?? null;
+  }
+
+  async keysOf(accountId: string): Promise<string[]> {
+    const container = `${ACCOUNT_NOSTR_KEYS}${accountId}/`;
+    if (!(await this.#storage.head(container))) return [];
+    const keys: string[] = [];
+    for await (const member of this.#storage.list(container)) keys.push(member.path.slice(container.length));
+    return keys.sort();
+  }
+
+  /** Links the key to the account; 409 when another account holds it. */
+  async link(pubkey: string, accountId: string): Promise<void> {
+    const record: KeyRecord = { account: accountId, linked: new Date(this.#now()).toISOString() };
+    const written = await this.#storage.put(`${NOSTR_KEYS}${pubkey}.json`, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    if (!written && (await this.accountOf(pubkey)) !== accountId) {
+      throw new HttpProblem(409, 'This Nostr key is linked to another account already.', { type: 'nostr-key-taken' });
+    }
+    await this.#storage.put(`${ACCOUNT_NOSTR_KEYS}${accountId}/${pubkey}`, '', { contentType: 'text/plain' });
+  }
+
+  /** A new challenge for the account page of `accountId`. */
+  async newChallenge(accountId: string): Promise<string> {
+    const challenge = randomToken();
+    const record: ChallengeRecord = { account: accountId, expires: this.#now() + LINK_CHALLENGE_SECONDS * 1000 };
+    await this.#storage.put(`${NOSTR_CHALLENGES}${challenge}.json`, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    return challenge;
+  }
+
+  /** Uses a challenge up: true when it was issued to this account, unused and unexpired. */
+  async useChallenge(challenge: string, accountId: string): Promise<boolean> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return false;
+    const path = `${NOSTR_CHALLENGES}${challenge}.json`;
+    const stored = await this.#storage.get(path);
+    if (!stored) return false;
+    const record = JSON.parse(await new Response(stored.body).text()) as ChallengeRecord;
+    // Only the request whose delete succeeds uses it: a concurrent second answer finds it gone.
+    const deleted = await this.#storage.delete(path, { ifMatch: stored.meta.etag });
+    return deleted !== null && record.account === accountId && record.expires > this.#now();
+  }
+}
