@@ -4,11 +4,15 @@ import { escapeHtml } from '../pods/layout.ts';
 import { NOSTR_SCRIPT } from './nostr-script.ts';
 import { PASSKEY_SCRIPT } from './passkey-script.ts';
 import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, NOSTR_LINK_PATH, NOSTR_LOGIN_PATH, REGISTER_PATH } from './paths.ts';
-import { randomToken } from './random.ts';
 
-/** The Nostr script is the same on every page, so it is allowed by its hash; the passkey script by a nonce. */
-const NOSTR_SCRIPT_SOURCE = `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(NOSTR_SCRIPT))))}'`;
+/** A CSP source that allows exactly this inline script: the pages' scripts are constants, so their hashes are too. */
+const hashSource = (script: string) => `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(script))))}'`;
 const nostrScript = `<script>${NOSTR_SCRIPT}</script>`;
+const passkeyScript = `<script>${PASSKEY_SCRIPT}</script>`;
+const PAGE_SCRIPTS = [
+  { tag: nostrScript, source: hashSource(NOSTR_SCRIPT) },
+  { tag: passkeyScript, source: hashSource(PASSKEY_SCRIPT) },
+];
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
@@ -17,11 +21,10 @@ button{margin-top:1rem;padding:.5rem 1rem}.error{color:#a00;border:1px solid #a0
 
 /**
  * A whole page; `body` is trusted HTML built from escaped parts. A page with passkey buttons (`passkeys`)
- * carries their script inline, allowed by a per-response nonce, and may then fetch from its own origin.
+ * carries their script inline; the CSP allows each script the page holds by its hash, and lets it fetch from its own origin.
  */
 export function page(title: string, body: string, status = 200, headers: Record<string, string> = {}, passkeys = false): Response {
-  const nonce = passkeys ? randomToken() : null;
-  const script = nonce ? `<script nonce="${nonce}">${PASSKEY_SCRIPT}</script>\n` : '';
+  const script = passkeys ? passkeyScript + '\n' : '';
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
@@ -29,7 +32,9 @@ export function page(title: string, body: string, status = 200, headers: Record<
 ${body}
 ${script}</body></html>
 `;
-  const scripts = ` script-src ${NOSTR_SCRIPT_SOURCE}${nonce ? ` 'nonce-${nonce}'` : ''}; connect-src 'self';`;
+  // Only the scripts this page holds may run, and only they may fetch (from this origin).
+  const sources = PAGE_SCRIPTS.filter(({ tag }) => html.includes(tag)).map(({ source }) => source);
+  const scripts = sources.length > 0 ? ` script-src ${sources.join(' ')}; connect-src 'self';` : '';
   return new Response(html, {
     status,
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": `default-src 'none';${scripts} style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'`, ...headers },

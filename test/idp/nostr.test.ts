@@ -128,12 +128,13 @@ describe('Nostr sign-in on the login page', () => {
     await noSession(await test.request('/idp/nostr/login', form({ csrf }, { cookie })), /NIP-98/);
   });
 
-  it('runs only the page\'s own script: the login page allows exactly its inline script by hash', async () => {
+  it('allows the login page\'s Nostr script by its hash', async () => {
     const page = await test.request('/idp/auth');
     const html = await page.text();
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
     const hash = btoa(String.fromCharCode(...sha256(new TextEncoder().encode(script))));
-    expect(page.headers.get('content-security-policy')).toContain(`script-src 'sha256-${hash}'; connect-src 'self'`);
+    const allowed = /script-src ([^;]*);/.exec(page.headers.get('content-security-policy')!)![1]!.split(' ');
+    expect(allowed).toContain(`'sha256-${hash}'`);
     expect(html).toContain('data-nostr-post="/idp/nostr/login"');
   });
 });
