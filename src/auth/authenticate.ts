@@ -37,8 +37,8 @@ export interface ConnectionVerifier {
 export const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : scheme[0]!.toUpperCase() + scheme.slice(1));
 
 /**
- * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order.
- * Credentials nobody accepts leave the caller anonymous with a `credentialError`, which the access check
+ * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order;
+ * without the header, the connection verifiers are asked. Credentials nobody accepts leave the caller anonymous with a `credentialError`, which the access check
  * turns into a 401 wherever identity is needed.
  */
 export function authenticatorFrom(verifiers: readonly CredentialVerifier[], connectionVerifiers: readonly ConnectionVerifier[] = []): Authenticator {
