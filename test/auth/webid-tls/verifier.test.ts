@@ -16,13 +16,17 @@ let dir: string;
 let der: Uint8Array;
 let modulus: string;
 
+/** A self-signed certificate (DER) for `webId` with a new RSA key, and the key's modulus as openssl prints it. */
+async function certificateFor(name: string, webId: string): Promise<{ der: Uint8Array; modulus: string }> {
+  const pem = join(dir, `${name}.pem`);
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, `${name}.key`), '-out', pem, '-days', '1', '-subj', `/CN=${name}`, '-addext', `subjectAltName=URI:${webId.replace('#', '\\#')}`]);
+  await run('openssl', ['x509', '-in', pem, '-outform', 'DER', '-out', join(dir, `${name}.der`)]);
+  return { der: new Uint8Array(await readFile(join(dir, `${name}.der`))), modulus: (await run('openssl', ['x509', '-noout', '-modulus', '-in', pem])).stdout.trim().replace('Modulus=', '') };
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-webid-tls-'));
-  const pem = join(dir, 'bob.pem');
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'bob.key'), '-out', pem, '-days', '1', '-subj', '/CN=bob', '-addext', `subjectAltName=URI:${WEBID.replace('#', '\\#')}`]);
-  await run('openssl', ['x509', '-in', pem, '-outform', 'DER', '-out', join(dir, 'bob.der')]);
-  der = new Uint8Array(await readFile(join(dir, 'bob.der')));
-  modulus = (await run('openssl', ['x509', '-noout', '-modulus', '-in', pem])).stdout.trim().replace('Modulus=', '');
+  ({ der, modulus } = await certificateFor('bob', WEBID));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -42,14 +46,38 @@ describe('--webid-tls at startup', () => {
   });
 });
 
+const withCertificates = (now: () => number = Date.now) =>
+  makeApp({ webidTls: true, sslKey: 'k.pem', sslCert: 'c.pem', conneg: true }, new MemoryDriver(), {
+    now,
+    peerCertificate: (_request, env) => (env as { der?: Uint8Array } | undefined)?.der ?? null,
+  });
+
 describe('the WebID-TLS verifier', () => {
+  it("accepts the WebID of a pod on this server, whose profile is the JSON-LD island of the pod's index.html", async () => {
+    let now = Date.now();
+    const { app, request } = withCertificates(() => now);
+    const created = await request('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) });
+    const { token } = (await created.json()) as { token: string };
+    const alice = await certificateFor('alice', `${BASE}/alice/#me`);
+    const asAlice = () => app.fetch(new Request(`${BASE}/alice/private/`), { der: alice.der });
+    expect((await asAlice()).status).toBe(401);
+    const html = await (await request('/alice/index.html', { headers: { authorization: `Bearer ${token}` } })).text();
+    const island = /(<script type="application\/ld\+json">)([\s\S]*?)(<\/script>)/.exec(html)!;
+    const graph = JSON.parse(island[2]!) as { '@graph': Record<string, unknown>[] };
+    graph['@graph'].find((node) => node['@id'] === '#me')!['http://www.w3.org/ns/auth/cert#key'] = {
+      'http://www.w3.org/ns/auth/cert#modulus': alice.modulus,
+      'http://www.w3.org/ns/auth/cert#exponent': 65537,
+    };
+    const edited = html.replace(island[0], `${island[1]}${JSON.stringify(graph)}${island[3]}`);
+    expect((await request('/alice/index.html', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/html' }, body: edited })).status).toBeLessThan(300);
+    now += CERTIFICATE_VERDICT_TTL_MS;
+    const accepted = await asAlice();
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+  });
+
   it('believes what a profile said about a certificate for a few seconds, then reads it again', async () => {
     let now = Date.now();
-    const { app, request } = makeApp(
-      { webidTls: true, sslKey: 'k.pem', sslCert: 'c.pem', conneg: true },
-      new MemoryDriver(),
-      { now: () => now, peerCertificate: (_request, env) => (env as { der?: Uint8Array } | undefined)?.der ?? null },
-    );
+    const { app, request } = withCertificates(() => now);
     const created = await request('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) });
     const { token } = (await created.json()) as { token: string };
     const put = (path: string, body: string) => request(path, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/turtle' }, body });
