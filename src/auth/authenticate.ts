@@ -38,8 +38,8 @@ export const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : sch
 
 /**
  * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order;
- * without the header, the connection verifiers are asked. Credentials nobody accepts leave the caller anonymous with a `credentialError`, which the access check
- * turns into a 401 wherever identity is needed.
+ * without the header, the connection verifiers are asked. Credentials nobody accepts leave the caller
+ * anonymous with a `credentialError`, which the access check turns into a 401 wherever identity is needed.
  */
 export function authenticatorFrom(verifiers: readonly CredentialVerifier[], connectionVerifiers: readonly ConnectionVerifier[] = []): Authenticator {
   const byScheme = new Map<string, CredentialVerifier[]>();
