@@ -64,7 +64,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const publish = (changes: readonly Change[]) => published(changes);
   const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log, publish };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
-  composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])]));
+  const { webIdTls } = security;
+  composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
   const published = (changes: readonly Change[]) => {
     for (const afterWrite of afterWrites) afterWrite(changes);
@@ -82,6 +83,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     applyCors(c.req.raw, c.res.headers);
   });
   app.onError((error) => errorToResponse(error, log));
+  if (webIdTls) {
+    // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.
+    app.use('*', async (c, next) => {
+      webIdTls.remember(c.req.raw, c.env);
+      await next();
+    });
+  }
   const allowedHosts = parseAllowedHosts(config.allowedHosts);
   if (allowedHosts) {
     app.use('*', async (c, next) => {

@@ -14,6 +14,11 @@ export interface Platform {
   /** Address of the peer that sent a request; `env` is what the runtime passed to `fetch` with it. */
   clientAddress?(request: Request, env: unknown): string | undefined;
   /**
+   * The TLS client certificate (DER) that came with a request, null when none did (`--webid-tls`). Absent:
+   * the runtime cannot see client certificates, and `--webid-tls` is refused at startup.
+   */
+  peerCertificate?(request: Request, env: unknown): Uint8Array | null;
+  /**
    * The one way the server fetches from other servers (issuer discovery, JWKS, WebID profiles, Client ID
    * Documents): the runtime refuses loopback, private, link-local and multicast targets (after DNS and on
    * every redirect) unless `--allow-private-fetch`, and limits size, redirects and time. Absent: features

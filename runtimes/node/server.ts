@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { createApp, type App } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
@@ -59,6 +60,12 @@ export async function startServer(config: Config, log: (line: string) => void): 
     storage,
     log,
     clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
+    peerCertificate: (_request, env) => {
+      const socket = (env as HttpBindings | undefined)?.incoming.socket as Partial<TLSSocket> | undefined;
+      // An empty object when the client sent none; `raw` is the DER encoding.
+      const raw = socket?.getPeerCertificate?.()?.raw;
+      return raw ? new Uint8Array(raw) : null;
+    },
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
     ...(git && { git }),
     ...(documentStore && { documentStore }),
@@ -87,7 +94,15 @@ export async function startServer(config: Config, log: (line: string) => void): 
 
   const tls = config.sslKey && config.sslCert;
   const server: Server = tls
-    ? createHttpsServer({ key: await readFile(config.sslKey!), cert: await readFile(config.sslCert!) }, handle)
+    ? createHttpsServer(
+        {
+          key: await readFile(config.sslKey!),
+          cert: await readFile(config.sslCert!),
+          // WebID-TLS asks for a client certificate but takes none on a CA's word: the WebID profile vouches for it.
+          ...(config.webidTls && { requestCert: true, rejectUnauthorized: false }),
+        },
+        handle,
+      )
     : createHttpServer(handle);
   // Loaded only with --notifications, so startup without it never reads the WebSocket library.
   const webSockets = app.upgradeWebSocket ? (await import('./websocket.ts')).attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;

@@ -23,22 +23,32 @@ export interface CredentialVerifier {
   verify(request: Request, credentials: string): Promise<Verdict>;
 }
 
+/**
+ * Credentials that come with the connection rather than a header (a TLS client certificate). Asked, in
+ * order, only when a request has no `Authorization` header: a header always says who the caller means to be.
+ */
+export interface ConnectionVerifier {
+  /** Names the method in messages; a refusal's challenge carries it, so no `WWW-Authenticate` scheme claims it. */
+  readonly name: string;
+  verify(request: Request): Promise<Verdict>;
+}
+
 /** The scheme named in a `WWW-Authenticate` challenge or an error message: `Bearer`, `DPoP`. */
 export const displayName = (scheme: string) => (scheme === 'dpop' ? 'DPoP' : scheme[0]!.toUpperCase() + scheme.slice(1));
 
 /**
- * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order.
- * Credentials nobody accepts leave the caller anonymous with a `credentialError`, which the access check
- * turns into a 401 wherever identity is needed.
+ * One authenticator over every verifier: the `Authorization` scheme picks the verifiers to ask, in order;
+ * without the header, the connection verifiers are asked. Credentials nobody accepts leave the caller
+ * anonymous with a `credentialError`, which the access check turns into a 401 wherever identity is needed.
  */
-export function authenticatorFrom(verifiers: readonly CredentialVerifier[]): Authenticator {
+export function authenticatorFrom(verifiers: readonly CredentialVerifier[], connectionVerifiers: readonly ConnectionVerifier[] = []): Authenticator {
   const byScheme = new Map<string, CredentialVerifier[]>();
   for (const verifier of verifiers) byScheme.set(verifier.scheme, [...(byScheme.get(verifier.scheme) ?? []), verifier]);
   const accepted = [...byScheme.keys()].map((scheme) => `"${displayName(scheme)} <token>"`).join(' or ');
   return async (request) => {
     const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin: new URL(request.url).origin };
     const header = request.headers.get('authorization')?.trim();
-    if (!header) return caller;
+    if (!header) return fromConnection(request, caller);
     const space = header.search(/\s/);
     const scheme = space === -1 ? header : header.slice(0, space);
     const credentials = space === -1 ? '' : header.slice(space).trim();
@@ -52,4 +62,14 @@ export function authenticatorFrom(verifiers: readonly CredentialVerifier[]): Aut
     }
     return { ...caller, credentialError: `the ${scheme} credentials were not issued by any issuer this server accepts` };
   };
+
+  async function fromConnection(request: Request, caller: Caller): Promise<Caller> {
+    for (const verifier of connectionVerifiers) {
+      const verdict = await verifier.verify(request);
+      if (verdict === null) continue;
+      if ('webId' in verdict) return { ...caller, webId: verdict.webId };
+      return { ...caller, credentialError: verdict.error, credentialChallenge: { scheme: verifier.name, code: verdict.code ?? 'invalid_token' } };
+    }
+    return caller;
+  }
 }

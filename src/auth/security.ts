@@ -11,6 +11,7 @@ import { bearerVerifier } from './bearer.ts';
 import { nostrVerifier } from './nostr/verifier.ts';
 import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
+import { webIdTls, type WebIdTls } from './webid-tls/verifier.ts';
 
 /** Who is calling and what they may do, plus the startup work both need. */
 export interface Security {
@@ -23,6 +24,8 @@ export interface Security {
    * add other kinds.
    */
   credentials: readonly CredentialVerifier[];
+  /** With --webid-tls: TLS client certificates, asked when a request has no `Authorization` header. */
+  webIdTls: WebIdTls | null;
   tokenKey(): Promise<Uint8Array>;
   /** Root ACL, pod registry and signing key; runs once, however often it is called. */
   init(): Promise<void>;
@@ -59,5 +62,6 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
     dpopVerifier({ platform: base, now, local }),
     nostrVerifier({ platform: base, now, local, maxBodyBytes: config.maxBodySize, ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }) }),
   ];
-  return { platform, access: wac ?? allowEverything, credentials, tokenKey, init };
+  const certificates = config.webidTls ? webIdTls({ config, platform: base, now, local }) : null;
+  return { platform, access: wac ?? allowEverything, credentials, webIdTls: certificates, tokenKey, init };
 }

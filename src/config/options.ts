@@ -48,7 +48,7 @@ export const OPTIONS = [
   { key: 'nostrMaxEvents', flag: 'nostr-max-events', kind: 'integer', arg: '<n>', default: 1000, help: 'maximum events the relay keeps; the earliest received go first' },
   { key: 'nostrPersist', flag: 'nostr-persist', kind: 'boolean', default: false, help: 'keep the relay\'s events across restarts (in the storage under /.server/nostr/; default: memory only)' },
   { key: 'inviteOnly', flag: 'invite-only', kind: 'boolean', default: false, help: 'require an invite code (`svc invite create`) to create a pod' },
-  { key: 'webidTls', flag: 'webid-tls', kind: 'boolean', default: false, help: 'enable WebID-TLS client certificate authentication', notYet: 'WebID-TLS' },
+  { key: 'webidTls', flag: 'webid-tls', kind: 'boolean', default: false, help: 'enable WebID-TLS client certificate authentication (needs --ssl-key and --ssl-cert)' },
   { key: 'defaultQuota', flag: 'default-quota', kind: 'size', arg: '<size>', default: '50MB', help: 'storage quota of each new pod (0 = unlimited); change one pod with `svc quota set`' },
   { key: 'activitypub', flag: 'activitypub', kind: 'boolean', default: false, help: 'enable ActivityPub federation', notYet: 'ActivityPub' },
   { key: 'apUsername', flag: 'ap-username', kind: 'string', arg: '<name>', default: 'me', help: 'ActivityPub username', notYet: 'ActivityPub' },

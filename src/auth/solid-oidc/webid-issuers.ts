@@ -1,15 +1,12 @@
-import { parseRdf } from '../../rdf/convert.ts';
-import { JSON_LD, N3, N_TRIPLES, TURTLE } from '../../rdf/media.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
-import { fetchDocument, isLocal, type DocumentSources } from './documents.ts';
+import { isLocal, type DocumentSources } from './documents.ts';
 import { normalizedIssuer } from './issuer-keys.ts';
+import { readWebIdProfile } from './webid-profile.ts';
 
 const OIDC_ISSUER = 'http://www.w3.org/ns/solid/terms#oidcIssuer';
 /** How long what a WebID profile says about its issuers (or that it could not be read) is believed. */
 export const WEBID_ISSUERS_TTL_MS = 10_000;
 const MAX_WEBIDS = 10_000;
-const ACCEPT = `${TURTLE}, ${JSON_LD};q=0.9`;
-const PARSEABLE: Record<string, string> = { [TURTLE]: TURTLE, [JSON_LD]: JSON_LD, 'application/json': JSON_LD, [N_TRIPLES]: N_TRIPLES, [N3]: N3 };
 
 interface Entry {
   issuers: Promise<ReadonlySet<string>>;
@@ -46,15 +43,7 @@ export class WebIdIssuers {
   }
 
   async #read(webId: string, serverOrigin: string): Promise<ReadonlySet<string>> {
-    const document = await fetchDocument(this.#sources, webId, ACCEPT, serverOrigin);
-    const type = PARSEABLE[document.contentType];
-    if (!type) throw new Error(`the WebID profile ${webId} is ${document.contentType || 'of no stated type'}, not RDF this server reads`);
-    let quads;
-    try {
-      quads = await parseRdf(document.text, type, document.url);
-    } catch (error) {
-      throw new Error(`the WebID profile ${webId} cannot be parsed: ${(error as Error).message}`);
-    }
+    const quads = await readWebIdProfile(this.#sources, webId, serverOrigin);
     const issuers = new Set<string>();
     for (const quad of quads) {
       if (quad.subject.value === webId && quad.predicate.value === OIDC_ISSUER && quad.object.termType === 'NamedNode') issuers.add(normalizedIssuer(quad.object.value));
