@@ -24,6 +24,16 @@ export interface Platform {
    * `git http-backend`). Absent: `--git` is refused at startup.
    */
   git?: GitBackend;
+  /**
+   * A file of the data browser served with `--databrowser` (mashlib's `dist/`: `mashlib.min.js`,
+   * `mash.css`, ...) by its name, or null when there is no such file. Absent: local mode is refused at startup.
+   */
+  databrowserAsset?(name: string): Promise<Uint8Array | null>;
+  /**
+   * Calls `changed` with the storage paths of files changed on disk, by svc or anything else (git, an
+   * editor), having dropped what the driver cached of them. Absent: `--live-reload` sees writes over HTTP only.
+   */
+  watchStorage?(changed: (paths: readonly string[]) => void): void;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -12,7 +12,9 @@ import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
+import { mashlibAssetReader } from './databrowser-assets.ts';
 import { createNodeGitBackend } from './git-backend.ts';
+import { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -51,6 +53,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   let listeningUrl: string | undefined;
   // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  // Live reload hears of changes on disk only where pods are real files.
+  const watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
   const platform: Platform = {
     runtime: 'node',
     storage,
@@ -58,12 +62,15 @@ export async function startServer(config: Config, log: (line: string) => void): 
     clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
     ...(git && { git }),
+    ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(watcher && { watchStorage: watcher.watch }),
   };
   let app: App;
   try {
     app = createApp(config, platform);
     await app.init();
   } catch (error) {
+    watcher?.close();
     await git?.close();
     throw error;
   }
@@ -103,6 +110,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const close = () =>
     new Promise<void>((resolve) => {
       webSockets?.close();
+      watcher?.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {
         clearInterval(sweep);
