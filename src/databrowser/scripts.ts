@@ -36,7 +36,9 @@ export const SHELL_SCRIPT = `(() => {
 })();
 `;
 
-export const SHELL_STYLE = `#svc-shell { display: flex; gap: 1em; align-items: center; padding: 0.4em 1em; background: #24292f; color: #fff; font: 14px system-ui, sans-serif; }
+/** A bar at the bottom of the window: mashlib's own header holds the top. */
+export const SHELL_STYLE = `body { padding-bottom: 2.6em; }
+#svc-shell { position: fixed; left: 0; right: 0; bottom: 0; z-index: 10000; display: flex; gap: 1em; align-items: center; padding: 0.4em 1em; background: #24292f; color: #fff; font: 14px system-ui, sans-serif; }
 #svc-shell a { color: #9ecbff; text-decoration: none; }
 #svc-shell code { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: #d0d7de; }
 #svc-shell button { font: inherit; padding: 0.2em 0.8em; border-radius: 4px; border: 1px solid #8c959f; background: #f6f8fa; cursor: pointer; }
