@@ -79,6 +79,8 @@ export const liveReloadFeature: Feature = {
         app.get(LIVE_RELOAD_SCRIPT_PATH, () => new Response(CLIENT_SCRIPT, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } }));
         app.get('*', async (c, next) => {
           await next();
+          // Hono answers HEAD through GET routes; a HEAD answer has no page to add to.
+          if (c.req.method !== 'GET') return;
           const type = c.res.headers.get('content-type');
           if (c.res.status !== 200 || !type || essenceOf(type) !== 'text/html') return;
           if (Number(c.res.headers.get('content-length') ?? 0) > MAX_INJECTED_PAGE_BYTES) return;
