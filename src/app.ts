@@ -5,6 +5,8 @@ import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
+import { databrowserFeature } from './databrowser/feature.ts';
+import { liveReloadFeature } from './databrowser/live-reload.ts';
 import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
@@ -27,8 +29,11 @@ import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
-/** The optional features, in the order their routes are registered (see docs/architecture.md). */
-const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature];
+/**
+ * The optional features, in the order their routes are registered (see docs/architecture.md). Live reload
+ * comes before the data browser, so its script also goes into the data browser's wrapper pages.
+ */
+const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, liveReloadFeature, databrowserFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;

@@ -32,6 +32,16 @@ export interface Platform {
   git?: GitBackend;
   /** The database behind `--docdb` (the Node runtime connects to MongoDB). Absent: `--docdb` is refused at startup. */
   documentStore?: DocumentStore;
+  /**
+   * A file of the data browser served with `--databrowser` (mashlib's `dist/`: `mashlib.min.js`,
+   * `mash.css`, ...) by its name, or null when there is no such file. Absent: local mode is refused at startup.
+   */
+  databrowserAsset?(name: string): Promise<Uint8Array | null>;
+  /**
+   * Calls `changed` with the storage paths of files changed on disk, by svc or anything else (git, an
+   * editor), having dropped what the driver cached of them. Absent: `--live-reload` sees writes over HTTP only.
+   */
+  watchStorage?(changed: (paths: readonly string[]) => void): void;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -13,8 +13,10 @@ import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
+import { mashlibAssetReader } from './databrowser-assets.ts';
 import { createNodeGitBackend } from './git-backend.ts';
 import { openMongoDocumentStore } from './docdb.ts';
+import { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
@@ -55,6 +57,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   // The MongoDB driver is loaded only with --docdb.
   const documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
+  // Live reload hears of changes on disk only where pods are real files.
+  const watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
   const platform: Platform = {
     runtime: 'node',
     storage,
@@ -69,12 +73,15 @@ export async function startServer(config: Config, log: (line: string) => void): 
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
     ...(git && { git }),
     ...(documentStore && { documentStore }),
+    ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(watcher && { watchStorage: watcher.watch }),
   };
   let app: App;
   try {
     app = createApp(config, platform);
     await app.init();
   } catch (error) {
+    watcher?.close();
     await git?.close();
     await documentStore?.close();
     throw error;
@@ -123,6 +130,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const close = () =>
     new Promise<void>((resolve) => {
       webSockets?.close();
+      watcher?.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {
         clearInterval(sweep);

@@ -15,6 +15,7 @@ import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
@@ -87,6 +88,7 @@ export async function prepareStandalone(
     // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
+    ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
   };
   const app = createApp(config, platform);
   await app.init();

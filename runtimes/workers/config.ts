@@ -51,6 +51,10 @@ export function workerConfig(env: WorkerEnv): Config {
       'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which a Worker is not (it would need a Durable Object; see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
     );
   }
+  // Pages would carry a script whose socket never connects.
+  if (config.liveReload) {
+    throw new ConfigError('SVC_LIVE_RELOAD (--live-reload) is not available on the workers runtime: its WebSockets need a Durable Object to hold the pages watched, and a Worker has no files to watch. Remove SVC_LIVE_RELOAD, or run on Node.');
+  }
   // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
   // `svc token` to mint another: nobody could ever write to it.
   if (config.singleUser) {

@@ -105,6 +105,8 @@ export function resolveConfig(sources: ConfigSources): Config {
     else if (file[spec.key] !== undefined) config[spec.key] = parseOptionValue(spec, file[spec.key], 'config file');
     else config[spec.key] = spec.default === undefined ? undefined : parseOptionValue(spec, spec.default, 'default');
   }
+  // A module data browser reads the data as Turtle.
+  if (config.databrowserModule) config.conneg = true;
   return config as Config;
 }
 

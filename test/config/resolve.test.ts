@@ -84,7 +84,7 @@ describe('startupNotices', () => {
     expect(notice({}, '127.0.0.1')).toBe('');
     expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({})).toBe('');
-    expect(notice({ uiShell: true }, '::1')).toContain('--ui-shell');
+    expect(notice({ subdomains: true }, '::1')).toContain('--subdomains');
     expect(notice({ git: true }, '::1')).toBe('');
     expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toMatch(/login .*--rate-limit-login[\s\S]*registration .*--rate-limit-register/);
   });

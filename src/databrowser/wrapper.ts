@@ -1,0 +1,94 @@
+/**
+ * The HTML page a browser gets instead of RDF when the data browser is on: it loads the browser, which then
+ * fetches the same URL again by content negotiation. One page and one Content-Security-Policy per mode.
+ */
+import type { Config } from '../config/options.ts';
+import { ConfigError } from '../config/resolve.ts';
+
+/** Where the server serves the data browser's files (local mode) and its own start and shell scripts. */
+export const ASSET_PREFIX = '/.databrowser/';
+const CDN_BASE = 'https://cdn.jsdelivr.net/npm/mashlib@';
+const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
+
+export type DatabrowserMode =
+  | { kind: 'local' }
+  | { kind: 'cdn'; base: string }
+  | { kind: 'module'; script: string; stylesheet: string };
+
+/** The mode the options select; refuses two modes at once, an odd version and `--ui-shell` around a module browser. */
+export function databrowserModeOf(config: Config): DatabrowserMode {
+  const chosen = [config.databrowser && '--databrowser', config.databrowserCdn && '--databrowser-cdn', config.databrowserModule && '--databrowser-module'].filter(Boolean);
+  if (chosen.length > 1) throw new ConfigError(`${chosen.join(' and ')} select different data browsers: give only one of them.`);
+  if (config.uiShell && !config.databrowser && !config.databrowserCdn) {
+    throw new ConfigError('--ui-shell requires --databrowser (or --databrowser-cdn): the shell is built around the SolidOS data browser.');
+  }
+  if (config.databrowserModule) {
+    const script = config.databrowserModule;
+    // The stylesheet sits beside the module, with `.css` for its `.js` ending.
+    const stylesheet = script.replace(/\.js(?=$|[?#])/, '.css');
+    return { kind: 'module', script, stylesheet };
+  }
+  if (config.databrowserCdn) {
+    if (!VERSION.test(config.databrowserVersion)) throw new ConfigError(`--databrowser-version "${config.databrowserVersion}" is not a version (expected e.g. 2.0.0).`);
+    return { kind: 'cdn', base: `${CDN_BASE}${config.databrowserVersion}/dist/` };
+  }
+  return { kind: 'local' };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** mashlib's own page body (its `databrowser.html`), which `panes.runDataBrowser()` fills. */
+const MASHLIB_BODY = `<solid-ui-header id="mainSolidUiHeader" brand-link="/"><span slot="title"></span></solid-ui-header>
+<div class="app-main" tabindex="-1" aria-live="polite"><div class="app-shell">
+<aside id="NavMenu" class="app-nav" aria-label="Application menu" hidden><div id="NavMenuContent" class="menu-content"></div></aside>
+<main id="MainContent" class="app-view"><table id="OutlineView" class="outline-view" aria-label="Resource browser"></table>
+<section id="GlobalDashboard" class="global-dashboard" aria-label="Dashboard" hidden></section></main></div>
+<div id="MenuOverlay" class="menu-overlay" hidden aria-hidden="true"></div></div><footer id="PageFooter" role="contentinfo"></footer>`;
+
+const SHELL = `<nav id="svc-shell" aria-label="Server"><a id="svc-shell-home" href="/">Home</a><a id="svc-shell-up" href="..">Up</a>
+<code id="svc-shell-url"></code><span id="svc-shell-user"></span><button id="svc-shell-login" type="button" hidden>Log in</button>
+<button id="svc-shell-logout" type="button" hidden>Log out</button></nav>`;
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/**
+ * Content-Security-Policy of the wrapper. Scripts and styles come only from the server (and the CDN or the
+ * module's origin); data may be read from any pod (`connect-src *`), and mashlib's icons live on other hosts.
+ */
+export function wrapperPolicy(mode: DatabrowserMode): string {
+  const code = mode.kind === 'cdn' ? ` ${originOf(mode.base)}` : mode.kind === 'module' ? ` ${originOf(mode.script)}` : '';
+  return [
+    "default-src 'self'",
+    // mashlib's bundle (rdflib's parsers among it) evaluates code at run time.
+    `script-src 'self'${code} 'unsafe-eval'`,
+    `style-src 'self'${code} 'unsafe-inline'`,
+    'img-src * data: blob:',
+    `font-src 'self'${code} data:`,
+    'connect-src * ws: wss:',
+    'frame-src *',
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/** The wrapper page for `title` (the resource's URL). */
+export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: boolean; idp: boolean }): string {
+  const head: string[] = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width,initial-scale=1">', `<title>${escapeHtml(title)}</title>`];
+  let body: string;
+  if (mode.kind === 'module') {
+    head.push(`<link rel="stylesheet" href="${escapeHtml(mode.stylesheet)}">`, `<script type="module" src="${escapeHtml(mode.script)}"></script>`);
+    body = '<div id="mashlib"></div>';
+  } else {
+    const base = mode.kind === 'cdn' ? mode.base : ASSET_PREFIX;
+    head.push(`<link rel="stylesheet" href="${escapeHtml(base)}mash.css">`, `<script defer src="${escapeHtml(base)}mashlib.min.js"></script>`, `<script defer src="${ASSET_PREFIX}start.js"></script>`);
+    body = MASHLIB_BODY;
+  }
+  if (shell.on) {
+    head.push(`<link rel="stylesheet" href="${ASSET_PREFIX}shell.css">`, `<script defer src="${ASSET_PREFIX}shell.js" data-idp="${shell.idp}"></script>`);
+    body = SHELL + body;
+  }
+  return `<!doctype html>\n<html lang="en"><head>${head.join('')}</head>\n<body id="PageBody" data-app-shell="databrowser">\n${body}\n</body></html>\n`;
+}
