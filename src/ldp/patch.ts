@@ -33,7 +33,7 @@ function lockFor(storage: StorageDriver): KeyedLock {
 
 async function parsePatchBody(contentType: string | null, text: string, targetUrl: string): Promise<PatchOperation[]> {
   const essence = contentType ? essenceOf(contentType) : '';
-  if (essence === N3_PATCH) return [parseN3Patch(text, targetUrl)];
+  if (essence === N3_PATCH) return [await parseN3Patch(text, targetUrl)];
   if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl);
   throw new HttpProblem(415, `A PATCH body must be ${N3_PATCH} (N3 Patch) or ${SPARQL_UPDATE} (SPARQL Update), not ${essence || 'untyped'}.`, {
     type: 'unsupported-patch-type',

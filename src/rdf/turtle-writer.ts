@@ -1,4 +1,5 @@
 import { DataFactory, Writer, type Quad, type Term } from 'n3';
+import { forEachInSlices } from './cooperative.ts';
 
 const { blankNode, quad } = DataFactory;
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -27,7 +28,7 @@ export function relabelBlankNodes(quads: readonly Quad[]): Quad[] {
  * Writes default-graph quads as Turtle a person can read: a blank node referenced exactly once is written
  * inline as `[ … ]`, a well-formed list as `( … )`; shared or cyclic blank nodes keep a label.
  */
-export function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: Record<string, string>): Promise<string> {
+export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: Record<string, string>): Promise<string> {
   const writer = new Writer({ format: 'text/turtle', baseIRI, prefixes });
   const bySubject = new Map<string, { subject: Term; quads: Quad[] }>();
   const references = new Map<string, number>();
@@ -80,7 +81,8 @@ export function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: R
 
   // Subjects nobody points at once come first; blank nodes referenced once are written where they are
   // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
-  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) writeSubject(subject);
-  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) writeSubject(subject);
+  // A large graph is written in slices of subjects with pauses between them (see cooperative.ts).
+  await forEachInSlices(bySubject.values(), ({ subject }) => !referencedOnce(subject) && writeSubject(subject));
+  await forEachInSlices(bySubject.values(), ({ subject }) => !written.has(key(subject)) && writeSubject(subject));
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
