@@ -76,7 +76,7 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[])
     ? await parseRdfDocument(await new Response(stored.body).text(), essenceOf(contentType), baseUrl)
     : { quads: [], prefixes: {}, context: undefined };
   const store = new Store(document.quads);
-  applyPatch(store, operations);
+  await applyPatch(store, operations);
   const body = await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }

@@ -11,9 +11,6 @@ export const cooperation = {
 /** Characters of RDF text parsed between pauses: a few milliseconds of work; a smaller body is parsed in one go. */
 export const TEXT_SLICE_CHARS = 16 * 1024;
 
-/** Quads serialized, or values processed, between pauses. */
-export const ITEMS_PER_SLICE = 2000;
-
 /**
  * Parses Turtle, N-Triples or N3 with n3, fed in slices of TEXT_SLICE_CHARS with a pause between them (n3's
  * streaming mode keeps tokens that straddle two slices). Syntax errors are thrown as n3 reports them.
@@ -46,12 +43,19 @@ export async function parseN3InSlices(parser: Parser, text: string, prefixCallba
   return quads;
 }
 
-/** Runs `work` on each item, pausing after every ITEMS_PER_SLICE items when there are more than that. */
-export async function forEachInSlices<T>(items: Iterable<T>, work: (item: T) => void): Promise<void> {
-  let done = 0;
-  for (const item of items) {
-    if (done > 0 && done % ITEMS_PER_SLICE === 0) await cooperation.pause();
-    work(item);
-    done++;
+/** Counts units of work (quads written, say) and pauses after every `perSlice` of them. */
+export class Pacer {
+  private sinceLastPause = 0;
+  private readonly perSlice: number;
+
+  constructor(perSlice: number) {
+    this.perSlice = perSlice;
+  }
+
+  async done(units: number): Promise<void> {
+    this.sinceLastPause += units;
+    if (this.sinceLastPause < this.perSlice) return;
+    this.sinceLastPause = 0;
+    await cooperation.pause();
   }
 }

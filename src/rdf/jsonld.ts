@@ -69,6 +69,9 @@ function jsonErrorPosition(text: string) {
  */
 export const MAX_JSONLD_VALUES_PER_PIECE = 5000;
 
+/** Values of small items grouped into one expansion call: smaller pieces than the limit keep each one short. */
+const VALUES_PER_GROUP = 1000;
+
 /** Counts the JSON values of a parsed document, walked without recursion. */
 function countJsonValues(value: unknown): number {
   let count = 0;
@@ -87,8 +90,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * Splits a large document into parts whose expansions, concatenated, are the expansion of the whole: the items
  * of a top-level array (each item is expanded in the same initial context, and an array expands to an array),
  * or the items of `@graph` in a top-level object that has only `@context` and `@graph` (each part keeps that
- * context, and the top-level `@graph` object is unwrapped the same way). Each part stays within
- * MAX_JSONLD_VALUES_PER_PIECE, the context included; a larger document of another shape is a 413.
+ * context, and the top-level `@graph` object is unwrapped the same way). Small items are grouped
+ * (VALUES_PER_GROUP); each part stays within MAX_JSONLD_VALUES_PER_PIECE, the context included; a larger document of another shape is a 413.
  */
 function expansionPieces(document: object): object[] {
   if (countJsonValues(document) <= MAX_JSONLD_VALUES_PER_PIECE) return [document];
@@ -108,7 +111,7 @@ function expansionPieces(document: object): object[] {
   for (const item of items) {
     const values = countJsonValues(item);
     if (contextValues + values > MAX_JSONLD_VALUES_PER_PIECE) throw tooLarge();
-    if (currentValues + values > MAX_JSONLD_VALUES_PER_PIECE) {
+    if (current.length > 0 && currentValues + values > VALUES_PER_GROUP) {
       slices.push(current);
       current = [];
       currentValues = contextValues;
@@ -144,9 +147,10 @@ export async function parseJsonLd(text: string, baseUrl: string): Promise<Parsed
     throw new HttpProblem(400, 'A JSON-LD document must be a JSON object or array.', { type: 'invalid-jsonld' });
   }
   requireShallowJson(document, 'The JSON-LD document');
+  const pieces = expansionPieces(document);
   const expanded: unknown[] = [];
-  for (const [index, piece] of expansionPieces(document).entries()) {
-    if (index > 0) await cooperation.pause();
+  for (const piece of pieces) {
+    if (pieces.length > 1) await cooperation.pause();
     expanded.push(...(await expand(piece, baseUrl)));
   }
   const quads = expandedJsonLdToQuads(expanded);

@@ -1,5 +1,5 @@
 import { DataFactory, Writer, type Quad, type Term } from 'n3';
-import { forEachInSlices } from './cooperative.ts';
+import { Pacer } from './cooperative.ts';
 
 const { blankNode, quad } = DataFactory;
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -8,6 +8,8 @@ const REST = `${RDF}rest`;
 const NIL = `${RDF}nil`;
 /** Deeper chains of inline blank nodes continue under a label, so a long chain cannot exhaust the stack. */
 const MAX_INLINE_DEPTH = 32;
+/** Quads written between pauses: n3's writer takes some 10–20 µs a quad (relative IRIs), so a few milliseconds. */
+export const QUADS_PER_SLICE = 500;
 
 /**
  * Renames blank nodes b0, b1, … in order of appearance. The n3 parser prefixes the labels of every parse,
@@ -77,12 +79,14 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const writeSubject = (subject: Term) => {
     written.add(key(subject));
     for (const q of ownQuads(subject)) writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
+    return ownQuads(subject).length;
   };
 
   // Subjects nobody points at once come first; blank nodes referenced once are written where they are
   // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
-  // A large graph is written in slices of subjects with pauses between them (see cooperative.ts).
-  await forEachInSlices(bySubject.values(), ({ subject }) => !referencedOnce(subject) && writeSubject(subject));
-  await forEachInSlices(bySubject.values(), ({ subject }) => !written.has(key(subject)) && writeSubject(subject));
+  // A large graph is written in slices with pauses between them (see cooperative.ts).
+  const pacer = new Pacer(QUADS_PER_SLICE);
+  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) await pacer.done(writeSubject(subject));
+  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) await pacer.done(writeSubject(subject));
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
