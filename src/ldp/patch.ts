@@ -5,7 +5,7 @@ import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
 import { applyPatch, patchNeeds, type PatchOperation } from '../rdf/patch-apply.ts';
-import { MAX_SPARQL_UPDATE_BYTES, parseSparqlUpdate } from '../rdf/sparql-update.ts';
+import { parseSparqlUpdate } from '../rdf/sparql-update.ts';
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import { essenceOf, mediaTypeForName } from '../storage/media-types.ts';
 import { parentOf } from '../storage/paths.ts';
@@ -90,8 +90,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const contentType = ctx.request.headers.get('content-type');
-  const isSparql = contentType !== null && essenceOf(contentType) === SPARQL_UPDATE;
-  const text = await readLimitedText(ctx.request, isSparql ? Math.min(MAX_SPARQL_UPDATE_BYTES, ctx.config.maxBodySize) : ctx.config.maxBodySize);
+  const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
   const operations = await parsePatchBody(contentType, text, urlFor(ctx, path));
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));
