@@ -1,7 +1,9 @@
-import { Store } from 'n3';
+import { Store, type Quad } from 'n3';
+import { Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
+import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
 import { applyPatch, patchNeeds, type PatchOperation } from '../rdf/patch-apply.ts';
@@ -60,6 +62,17 @@ function typeForNewResource(ctx: LdpContext, path: string): string {
   return turtleAllowed && mediaTypeForName(path.slice(path.lastIndexOf('/') + 1)) === TURTLE ? TURTLE : JSON_LD;
 }
 
+/** Indexing costs microseconds a quad: a large resource is loaded in slices (see cooperative.ts). */
+async function storeOf(quads: readonly Quad[]): Promise<Store> {
+  const store = new Store();
+  const pacer = new Pacer(QUADS_PER_SLICE);
+  for (const quad of quads) {
+    store.addQuad(quad);
+    await pacer.done(1);
+  }
+  return store;
+}
+
 async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[]): Promise<PutResult | null> {
   const { path } = ctx;
   const storage = ctx.platform.storage;
@@ -75,7 +88,7 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[])
   const document = stored
     ? await parseRdfDocument(await new Response(stored.body).text(), essenceOf(contentType), baseUrl)
     : { quads: [], prefixes: {}, context: undefined };
-  const store = new Store(document.quads);
+  const store = await storeOf(document.quads);
   await applyPatch(store, operations);
   const body = await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });

@@ -35,7 +35,9 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const bySubject = new Map<string, { subject: Term; quads: Quad[] }>();
   const references = new Map<string, number>();
   const key = (term: Term) => `${term.termType}:${term.value}`;
+  const grouping = new Pacer(QUADS_PER_SLICE * 4);
   for (const q of relabelBlankNodes(quads)) {
+    await grouping.done(1);
     const entry = bySubject.get(key(q.subject)) ?? { subject: q.subject, quads: [] };
     entry.quads.push(q);
     bySubject.set(key(q.subject), entry);
@@ -85,8 +87,8 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   // Subjects nobody points at once come first; blank nodes referenced once are written where they are
   // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
   // A large graph is written in slices with pauses between them (see cooperative.ts).
-  const pacer = new Pacer(QUADS_PER_SLICE);
-  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) await pacer.done(writeSubject(subject));
-  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) await pacer.done(writeSubject(subject));
+  const writing = new Pacer(QUADS_PER_SLICE);
+  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) await writing.done(writeSubject(subject));
+  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) await writing.done(writeSubject(subject));
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
