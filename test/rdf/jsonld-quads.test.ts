@@ -107,7 +107,7 @@ describe('JSON-LD to quads', () => {
     const context = { '@vocab': EX, ex: EX, items: { '@id': 'ex:items', '@container': '@list' }, when: { '@id': 'ex:when', '@type': 'http://www.w3.org/2001/XMLSchema#date' }, knows: { '@type': '@id' } };
 
     it.each([
-      ['a top-level @graph with a context', { '@context': context, '@graph': Array.from({ length: 200 }, (_, i) => node(i)) }],
+      ['a top-level @graph with a context', { '@context': context, '@graph': Array.from({ length: 400 }, (_, i) => node(i)) }],
       ['a top-level @graph without a context', { '@graph': Array.from({ length: 200 }, (_, i) => ({ '@context': context, ...node(i) })) }],
       ['a top-level array', Array.from({ length: 200 }, (_, i) => (i % 2 ? { '@context': context, ...node(i) } : { '@context': context, '@graph': [node(i)] }))],
     ])('agrees with jsonld.js on %s, pausing between pieces', async (_, document) => {
