@@ -1,11 +1,13 @@
-import { Store } from 'n3';
+import { Store, type Quad } from 'n3';
+import { Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
+import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
 import { applyPatch, patchNeeds, type PatchOperation } from '../rdf/patch-apply.ts';
-import { MAX_SPARQL_UPDATE_BYTES, parseSparqlUpdate } from '../rdf/sparql-update.ts';
+import { parseSparqlUpdate } from '../rdf/sparql-update.ts';
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import { essenceOf, mediaTypeForName } from '../storage/media-types.ts';
 import { parentOf } from '../storage/paths.ts';
@@ -33,7 +35,7 @@ function lockFor(storage: StorageDriver): KeyedLock {
 
 async function parsePatchBody(contentType: string | null, text: string, targetUrl: string): Promise<PatchOperation[]> {
   const essence = contentType ? essenceOf(contentType) : '';
-  if (essence === N3_PATCH) return [parseN3Patch(text, targetUrl)];
+  if (essence === N3_PATCH) return [await parseN3Patch(text, targetUrl)];
   if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl);
   throw new HttpProblem(415, `A PATCH body must be ${N3_PATCH} (N3 Patch) or ${SPARQL_UPDATE} (SPARQL Update), not ${essence || 'untyped'}.`, {
     type: 'unsupported-patch-type',
@@ -60,6 +62,17 @@ function typeForNewResource(ctx: LdpContext, path: string): string {
   return turtleAllowed && mediaTypeForName(path.slice(path.lastIndexOf('/') + 1)) === TURTLE ? TURTLE : JSON_LD;
 }
 
+/** Indexing costs microseconds a quad: a large resource is loaded in slices (see cooperative.ts). */
+async function storeOf(quads: readonly Quad[]): Promise<Store> {
+  const store = new Store();
+  const pacer = new Pacer(QUADS_PER_SLICE);
+  for (const quad of quads) {
+    store.addQuad(quad);
+    await pacer.done(1);
+  }
+  return store;
+}
+
 async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[]): Promise<PutResult | null> {
   const { path } = ctx;
   const storage = ctx.platform.storage;
@@ -75,8 +88,8 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[])
   const document = stored
     ? await parseRdfDocument(await new Response(stored.body).text(), essenceOf(contentType), baseUrl)
     : { quads: [], prefixes: {}, context: undefined };
-  const store = new Store(document.quads);
-  applyPatch(store, operations);
+  const store = await storeOf(document.quads);
+  await applyPatch(store, operations);
   const body = await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }
@@ -90,8 +103,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const contentType = ctx.request.headers.get('content-type');
-  const isSparql = contentType !== null && essenceOf(contentType) === SPARQL_UPDATE;
-  const text = await readLimitedText(ctx.request, isSparql ? Math.min(MAX_SPARQL_UPDATE_BYTES, ctx.config.maxBodySize) : ctx.config.maxBodySize);
+  const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
   const operations = await parsePatchBody(contentType, text, urlFor(ctx, path));
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));

@@ -2,6 +2,7 @@ import { Parser, Writer, type Quad } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { isHtmlType, parseHtmlGraph } from './html.ts';
 import { parseJsonLd, quadsToJsonLd } from './jsonld.ts';
+import { parseN3InSlices } from './cooperative.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
 import { requireShallowGraph, requireShallowSyntax } from './nesting.ts';
 import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
@@ -23,21 +24,20 @@ const N3_FORMATS: Record<string, string> = { [TURTLE]: 'text/turtle', [N_TRIPLES
  * A document nested too deeply to serve again (see MAX_NESTING) is a 422.
  */
 export async function parseRdfDocument(text: string, type: string, baseUrl: string): Promise<RdfDocument> {
-  const document = type === JSON_LD ? { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) } : parseN3Family(text, type, baseUrl);
+  const document = type === JSON_LD ? { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) } : await parseN3Family(text, type, baseUrl);
   requireShallowGraph(document.quads);
   return document;
 }
 
-function parseN3Family(text: string, type: string, baseUrl: string): RdfDocument {
+async function parseN3Family(text: string, type: string, baseUrl: string): Promise<RdfDocument> {
   const format = N3_FORMATS[type];
   if (!format) throw new HttpProblem(415, `${type} is not an RDF type this server parses.`, { type: 'unsupported-media-type' });
   requireShallowSyntax(text, type);
   const prefixes: Record<string, string> = {};
   let quads: Quad[];
   try {
-    // Without a quad callback, n3 parses synchronously; the prefix callback collects the declarations.
-    quads = new Parser({ format, baseIRI: baseUrl }).parse(text, null, (name, iri) => {
-      prefixes[name] = typeof iri === 'string' ? iri : iri.value;
+    quads = await parseN3InSlices(new Parser({ format, baseIRI: baseUrl }), text, (name, iri) => {
+      prefixes[name] = iri.value;
     });
   } catch (error) {
     throw syntaxProblem(type, (error as Error).message, n3ErrorPosition(error, text));

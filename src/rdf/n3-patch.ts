@@ -1,4 +1,5 @@
 import { Parser, type Quad, type Term } from 'n3';
+import { parseN3InSlices } from './cooperative.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
 import { requireShallowSyntax } from './nesting.ts';
@@ -20,11 +21,11 @@ function show(term: Term): string {
  * each of `solid:where`, `solid:deletes` and `solid:inserts`, whose values are non-nested formulae. Syntax
  * errors are 400; documents that break those rules are 422.
  */
-export function parseN3Patch(text: string, targetUrl: string): PatchOperation {
+export async function parseN3Patch(text: string, targetUrl: string): Promise<PatchOperation> {
   requireShallowSyntax(text, 'N3 Patch');
   let quads: Quad[];
   try {
-    quads = new Parser({ format: 'text/n3', baseIRI: targetUrl }).parse(text);
+    quads = await parseN3InSlices(new Parser({ format: 'text/n3', baseIRI: targetUrl }), text);
   } catch (error) {
     throw syntaxProblem('N3', (error as Error).message, n3ErrorPosition(error, text), 'invalid-n3');
   }

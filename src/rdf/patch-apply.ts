@@ -1,5 +1,6 @@
 import { DataFactory, Store, type Quad, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
+import { Pacer } from './cooperative.ts';
 
 const { blankNode, defaultGraph, quad } = DataFactory;
 
@@ -120,8 +121,12 @@ function describe(q: Quad): string {
   return `${show(q.subject)} ${show(q.predicate)} ${show(q.object)}`;
 }
 
+/** Triples checked, deleted or inserted between pauses (see cooperative.ts). */
+const TRIPLES_PER_SLICE = 1000;
+
 /** Applies the operations in order to the default graph of the store; throws (changing nothing stored) on a conflict. */
-export function applyPatch(store: Store, operations: readonly PatchOperation[]): void {
+export async function applyPatch(store: Store, operations: readonly PatchOperation[]): Promise<void> {
+  const pacer = new Pacer(TRIPLES_PER_SLICE);
   for (const operation of operations) {
     let binding: Binding = new Map();
     if (operation.where.length > 0) {
@@ -131,11 +136,19 @@ export function applyPatch(store: Store, operations: readonly PatchOperation[]):
       binding = bindings[0]!;
     }
     const deletions = operation.deletes.map((pattern) => instantiate(pattern, binding, new Map()));
-    const missing = deletions.find((q) => !store.has(q));
-    if (missing) throw conflict(`The triple to delete is not in the resource: ${describe(missing)}.`, 'patch-delete-missing');
+    for (const deletion of deletions) {
+      if (!store.has(deletion)) throw conflict(`The triple to delete is not in the resource: ${describe(deletion)}.`, 'patch-delete-missing');
+      await pacer.done(1);
+    }
     const freshBlankNodes = new Map<string, Term>();
     const insertions = operation.inserts.map((pattern) => instantiate(pattern, binding, freshBlankNodes));
-    store.removeQuads(deletions);
-    store.addQuads(insertions);
+    for (const deletion of deletions) {
+      store.removeQuad(deletion);
+      await pacer.done(1);
+    }
+    for (const insertion of insertions) {
+      store.addQuad(insertion);
+      await pacer.done(1);
+    }
   }
 }

@@ -2,7 +2,8 @@ import { DataFactory, type Term } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
 import { requireShallowSyntax } from './nesting.ts';
-import { syntaxProblem } from './syntax-error.ts';
+import { parseDataOnlyUpdate } from './sparql-data.ts';
+import { n3ErrorPosition, syntaxProblem } from './syntax-error.ts';
 
 const { namedNode, blankNode, literal, variable } = DataFactory;
 
@@ -86,15 +87,32 @@ function toOperation(update: SparqlUpdateOperation): PatchOperation {
 }
 
 /**
- * Largest SPARQL Update body accepted. The parser's lexer works on the rest of the input at each token, so its
+ * Largest SPARQL Update body given to sparqljs. Its lexer works on the rest of the input at each token, so its
  * time grows with the square of the size (30 KB: a fifth of a second; 680 KB: fifteen seconds under load);
- * PATCH bodies from Solid clients are a few hundred bytes. Larger changes fit N3 Patch or PUT.
+ * PATCH bodies from Solid clients are a few hundred bytes. Updates of only INSERT DATA / DELETE DATA are parsed
+ * by n3 instead (sparql-data.ts) and may be as large as any body; larger other changes fit N3 Patch or PUT.
  */
-export const MAX_SPARQL_UPDATE_BYTES = 32 * 1024;
+export const MAX_SPARQL_UPDATE_BYTES = 16 * 1024;
 
 /** Parses SPARQL Update text (operations separated by `;`) against the target resource's URL. */
 export async function parseSparqlUpdate(text: string, targetUrl: string): Promise<PatchOperation[]> {
   requireShallowSyntax(text, 'SPARQL Update');
+  const small = new TextEncoder().encode(text).byteLength <= MAX_SPARQL_UPDATE_BYTES;
+  try {
+    const dataOnly = await parseDataOnlyUpdate(text, targetUrl);
+    if (dataOnly) return dataOnly;
+  } catch (error) {
+    // Small updates n3 cannot read go to sparqljs, whose errors name SPARQL's grammar (and which reads anything valid).
+    if (!small) throw syntaxProblem('SPARQL Update', (error as Error).message, n3ErrorPosition(error, text), 'invalid-sparql');
+  }
+  if (!small) {
+    throw new HttpProblem(413, `A SPARQL Update other than INSERT DATA and DELETE DATA may be at most ${MAX_SPARQL_UPDATE_BYTES / 1024} KB; send larger changes as N3 Patch or PUT.`, { type: 'body-too-large' });
+  }
+  return parseWithSparqljs(text, targetUrl);
+}
+
+/** Parses any SPARQL Update with sparqljs; operations the applier cannot run are 422. */
+export async function parseWithSparqljs(text: string, targetUrl: string): Promise<PatchOperation[]> {
   // Loaded on the first SPARQL PATCH: the parser is large and most servers start without needing it.
   const { Parser } = (await import('sparqljs')).default;
   let parsed: { type: string; updates?: SparqlUpdateOperation[] };

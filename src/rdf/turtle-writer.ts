@@ -1,4 +1,5 @@
 import { DataFactory, Writer, type Quad, type Term } from 'n3';
+import { Pacer } from './cooperative.ts';
 
 const { blankNode, quad } = DataFactory;
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -7,6 +8,8 @@ const REST = `${RDF}rest`;
 const NIL = `${RDF}nil`;
 /** Deeper chains of inline blank nodes continue under a label, so a long chain cannot exhaust the stack. */
 const MAX_INLINE_DEPTH = 32;
+/** Quads written between pauses: n3's writer takes some 10–20 µs a quad (relative IRIs), so a few milliseconds. */
+export const QUADS_PER_SLICE = 500;
 
 /**
  * Renames blank nodes b0, b1, … in order of appearance. The n3 parser prefixes the labels of every parse,
@@ -27,12 +30,14 @@ export function relabelBlankNodes(quads: readonly Quad[]): Quad[] {
  * Writes default-graph quads as Turtle a person can read: a blank node referenced exactly once is written
  * inline as `[ … ]`, a well-formed list as `( … )`; shared or cyclic blank nodes keep a label.
  */
-export function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: Record<string, string>): Promise<string> {
+export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: Record<string, string>): Promise<string> {
   const writer = new Writer({ format: 'text/turtle', baseIRI, prefixes });
   const bySubject = new Map<string, { subject: Term; quads: Quad[] }>();
   const references = new Map<string, number>();
   const key = (term: Term) => `${term.termType}:${term.value}`;
+  const grouping = new Pacer(QUADS_PER_SLICE * 4);
   for (const q of relabelBlankNodes(quads)) {
+    await grouping.done(1);
     const entry = bySubject.get(key(q.subject)) ?? { subject: q.subject, quads: [] };
     entry.quads.push(q);
     bySubject.set(key(q.subject), entry);
@@ -76,11 +81,14 @@ export function writeTurtle(quads: readonly Quad[], baseIRI: string, prefixes: R
   const writeSubject = (subject: Term) => {
     written.add(key(subject));
     for (const q of ownQuads(subject)) writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
+    return ownQuads(subject).length;
   };
 
   // Subjects nobody points at once come first; blank nodes referenced once are written where they are
   // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
-  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) writeSubject(subject);
-  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) writeSubject(subject);
+  // A large graph is written in slices with pauses between them (see cooperative.ts).
+  const writing = new Pacer(QUADS_PER_SLICE);
+  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) await writing.done(writeSubject(subject));
+  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) await writing.done(writeSubject(subject));
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }

@@ -1,6 +1,7 @@
 import type { Quad } from 'n3';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdf } from '../rdf/convert.ts';
+import { Pacer } from '../rdf/cooperative.ts';
 import { JSON_LD, TURTLE } from '../rdf/media.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { LOCAL_ORIGIN, localBase, localizeIri } from './local-iri.ts';
@@ -34,6 +35,9 @@ const LIST_BY_PREDICATE: Record<string, Exclude<keyof Authorization, 'modes'>> =
   [ACL + 'origin']: 'origins',
 };
 
+/** Authorizations read between pauses: each takes a few microseconds per IRI. */
+const AUTHORIZATIONS_PER_SLICE = 250;
+
 const ACL_PREDICATES = new Set([...Object.keys(LIST_BY_PREDICATE), ACL + 'mode']);
 
 export function isAclMediaType(contentType: string | undefined): boolean {
@@ -49,7 +53,7 @@ function invalid(detail: string): HttpProblem {
  * Reads the authorizations of a parsed ACL graph. With `strict`, anything an evaluator would silently
  * ignore is an error instead: the shape check for ACL documents clients write.
  */
-export function authorizationsFromQuads(quads: readonly Quad[], strict: boolean): Authorization[] {
+export async function authorizationsFromQuads(quads: readonly Quad[], strict: boolean): Promise<Authorization[]> {
   const typed = new Set<string>();
   const bySubject = new Map<string, Quad[]>();
   for (const quad of quads) {
@@ -61,7 +65,10 @@ export function authorizationsFromQuads(quads: readonly Quad[], strict: boolean)
     bySubject.set(key, list);
   }
   const result: Authorization[] = [];
+  // Localizing an IRI parses a URL: a large ACL is read in slices with pauses (see cooperative.ts).
+  const pacer = new Pacer(AUTHORIZATIONS_PER_SLICE);
   for (const key of typed) {
+    await pacer.done(1);
     const authorization: Authorization = { accessTo: [], default: [], modes: new Set(), agents: [], agentClasses: [], agentGroups: [], origins: [] };
     for (const quad of bySubject.get(key) ?? []) {
       if (quad.object.termType !== 'NamedNode') {
@@ -107,7 +114,7 @@ export async function validateAclDocument(text: string, contentType: string, acl
   if (!isAclMediaType(contentType)) {
     throw new HttpProblem(415, 'ACL documents must be JSON-LD (application/ld+json) or Turtle (text/turtle).', { type: 'unsupported-media-type' });
   }
-  authorizationsFromQuads(await parseRdf(text, essenceOf(contentType), localBase(aclPath)), true);
+  await authorizationsFromQuads(await parseRdf(text, essenceOf(contentType), localBase(aclPath)), true);
 }
 
 /** Parses a stored ACL document for evaluation. */

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import jsonld from 'jsonld';
 import { DataFactory, type Quad, type Term } from 'n3';
-import { describe, expect, it } from 'vitest';
-import { parseJsonLd } from '../../src/rdf/jsonld.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cooperation } from '../../src/rdf/cooperative.ts';
+import { MAX_JSONLD_VALUES_PER_PIECE, parseJsonLd } from '../../src/rdf/jsonld.ts';
 import { canonical } from './canonical.ts';
 
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
@@ -35,6 +36,9 @@ async function referenceQuads(document: object): Promise<Quad[]> {
     .map((q) => quad(fromLibrary(q.subject) as Quad['subject'], fromLibrary(q.predicate) as Quad['predicate'], fromLibrary(q.object!) as Quad['object'], fromLibrary(q.graph) as Quad['graph']));
   return [...new Map(quads.map((q) => [keyOf(q), q])).values()];
 }
+
+/** JSON values of a document, as the server counts them against MAX_JSONLD_VALUES_PER_PIECE. */
+const jsonValues = (value: unknown): number => 1 + (typeof value === 'object' && value !== null ? (Array.isArray(value) ? value : Object.values(value)).reduce((sum: number, child) => sum + jsonValues(child), 0) : 0);
 
 async function expectSameGraph(document: object) {
   const ours = await parseJsonLd(JSON.stringify(document), BASE);
@@ -80,16 +84,47 @@ describe('JSON-LD to quads', () => {
     }));
     await fc.assert(
       fc.asyncProperty(fc.array(node, { minLength: 1, maxLength: 3 }), async (document) => {
+        // Agreement is the point here; a node past the piece limit is refused with 413 (tested below).
+        fc.pre(document.every((item) => jsonValues(item) <= MAX_JSONLD_VALUES_PER_PIECE));
         await expectSameGraph(document as object);
       }),
       { numRuns: 40 },
     );
   });
 
-  it('keeps every value of a property with many values', async () => {
-    const values = Array.from({ length: 40_000 }, (_, index) => `v${index}`);
+  it('keeps every value of a property with many values, up to the limit of one piece', async () => {
+    const values = Array.from({ length: MAX_JSONLD_VALUES_PER_PIECE - 10 }, (_, index) => `v${index}`);
     const { quads } = await parseJsonLd(JSON.stringify({ '@id': '#r', 'http://ex/p': values }), BASE);
-    expect(quads).toHaveLength(40_000);
+    expect(quads).toHaveLength(values.length);
     expect(new Set(quads.map((q) => q.object.value))).toEqual(new Set(values));
+  });
+
+  it('refuses with 413 a node too large to expand in one piece', async () => {
+    const values = Array.from({ length: 40_000 }, (_, index) => `v${index}`);
+    await expect(parseJsonLd(JSON.stringify({ '@id': '#r', 'http://ex/p': values }), BASE)).rejects.toThrow(expect.objectContaining({ status: 413 }));
+    await expect(parseJsonLd(JSON.stringify({ '@graph': [{ '@id': '#r', 'http://ex/p': values }] }), BASE)).rejects.toThrow(expect.objectContaining({ status: 413 }));
+  });
+
+  describe('a large document, expanded in pieces', () => {
+    afterEach(() => vi.restoreAllMocks());
+    const node = (index: number) => ({
+      '@id': index % 3 === 0 ? `_:shared${index % 7}` : `#n${index % 50}`,
+      '@type': 'Thing',
+      name: [`n${index}`, { '@value': `${index}`, '@language': 'en' }],
+      knows: [{ '@id': `_:shared${index % 5}` }, { name: 'anonymous' }],
+      items: [`i${index}`, index],
+      when: '2020-01-01',
+    });
+    const context = { '@vocab': EX, ex: EX, items: { '@id': 'ex:items', '@container': '@list' }, when: { '@id': 'ex:when', '@type': 'http://www.w3.org/2001/XMLSchema#date' }, knows: { '@type': '@id' } };
+
+    it.each([
+      ['a top-level @graph with a context', { '@context': context, '@graph': Array.from({ length: 400 }, (_, i) => node(i)) }],
+      ['a top-level @graph without a context', { '@graph': Array.from({ length: 200 }, (_, i) => ({ '@context': context, ...node(i) })) }],
+      ['a top-level array', Array.from({ length: 200 }, (_, i) => (i % 2 ? { '@context': context, ...node(i) } : { '@context': context, '@graph': [node(i)] }))],
+    ])('agrees with jsonld.js on %s, pausing between pieces', async (_, document) => {
+      const pause = vi.spyOn(cooperation, 'pause');
+      await expectSameGraph(document as object);
+      expect(pause.mock.calls.length).toBeGreaterThan(1);
+    });
   });
 });

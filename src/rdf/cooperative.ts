@@ -1,0 +1,61 @@
+import type { Parser, PrefixCallback, Quad } from 'n3';
+
+/**
+ * Hands the event loop back between slices of long work on one request, so other clients are not kept waiting.
+ * `setTimeout` exists on every runtime svc runs on (Node, Deno, Bun, Workers). An object, so tests can count pauses.
+ */
+export const cooperation = {
+  pause: (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0)),
+};
+
+/** Characters of RDF text parsed between pauses: a few milliseconds of work; a smaller body is parsed in one go. */
+export const TEXT_SLICE_CHARS = 16 * 1024;
+
+/**
+ * Parses Turtle, N-Triples or N3 with n3, fed in slices of TEXT_SLICE_CHARS with a pause between them (n3's
+ * streaming mode keeps tokens that straddle two slices). Syntax errors are thrown as n3 reports them.
+ */
+export async function parseN3InSlices(parser: Parser, text: string, prefixCallback?: PrefixCallback): Promise<Quad[]> {
+  if (text.length <= TEXT_SLICE_CHARS) return parser.parse(text, null, prefixCallback);
+  const listeners: Record<string, (chunk?: string) => void> = {};
+  const source = {
+    on(event: string, listener: (chunk?: string) => void) {
+      listeners[event] = listener;
+      return source;
+    },
+  };
+  const quads: Quad[] = [];
+  let failure: Error | undefined;
+  // n3 calls back with an error, or a quad, or neither at the end.
+  const onQuad = (error: Error | null, quad: Quad | null) => {
+    if (error) failure ??= error;
+    else if (quad) quads.push(quad);
+  };
+  // @types/n3 asks for a Node EventEmitter; n3 uses only `on` of its input.
+  const parseStream = parser.parse as unknown as (input: typeof source, callback: typeof onQuad, prefixCallback?: PrefixCallback) => void;
+  parseStream.call(parser, source, onQuad, prefixCallback);
+  for (let offset = 0; offset < text.length && !failure; offset += TEXT_SLICE_CHARS) {
+    if (offset > 0) await cooperation.pause();
+    listeners.data!(text.slice(offset, offset + TEXT_SLICE_CHARS));
+  }
+  if (!failure) listeners.end!();
+  if (failure) throw failure;
+  return quads;
+}
+
+/** Counts units of work (quads written, say) and pauses after every `perSlice` of them. */
+export class Pacer {
+  private sinceLastPause = 0;
+  private readonly perSlice: number;
+
+  constructor(perSlice: number) {
+    this.perSlice = perSlice;
+  }
+
+  async done(units: number): Promise<void> {
+    this.sinceLastPause += units;
+    if (this.sinceLastPause < this.perSlice) return;
+    this.sinceLastPause = 0;
+    await cooperation.pause();
+  }
+}
