@@ -16,6 +16,7 @@ import { verifyEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
 import { startSvc } from '../test/support/server.ts';
 import { Author } from '../test/nostr/support.ts';
+import { positiveCount } from './args.ts';
 
 const { values } = parseArgs({
   options: {
@@ -26,18 +27,10 @@ const { values } = parseArgs({
     persist: { type: 'boolean', default: false },
   },
 });
-function count(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive whole number, not ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
-  return value;
-}
-const EVENTS = count('events', values.events);
-const PUBLISHERS = count('publishers', values.publishers);
-const SUBSCRIBERS = count('subscribers', values.subscribers);
-const WRITES = count('writes', values.writes);
+const EVENTS = positiveCount('events', values.events);
+const PUBLISHERS = positiveCount('publishers', values.publishers);
+const SUBSCRIBERS = positiveCount('subscribers', values.subscribers);
+const WRITES = positiveCount('writes', values.writes);
 /** Bound on every wait, so a lost message ends the run instead of hanging it. */
 const WAIT_MS = 120_000;
 

@@ -14,22 +14,14 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { startSvc } from '../test/support/server.ts';
+import { positiveCount } from './args.ts';
 
 const { values } = parseArgs({
   options: { sockets: { type: 'string', default: '1000' }, writes: { type: 'string', default: '50' }, seconds: { type: 'string', default: '60' } },
 });
-/** A positive whole number, or exit: NaN would make the loops below run zero times or never finish. */
-function count(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive whole number, not ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
-  return value;
-}
-const SOCKETS = count('sockets', values.sockets);
-const WRITES = count('writes', values.writes);
-const DEADLINE = Date.now() + count('seconds', values.seconds) * 1000;
+const SOCKETS = positiveCount('sockets', values.sockets);
+const WRITES = positiveCount('writes', values.writes);
+const DEADLINE = Date.now() + positiveCount('seconds', values.seconds) * 1000;
 /** Time the last write gets, past the deadline, for its `pub`s to arrive. */
 const GRACE_MS = 10_000;
 
