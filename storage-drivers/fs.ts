@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { FileCache } from './fs-file-cache.ts';
+import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
 import { parseSidecar, sidecarStepFor, typeOfBody, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
 import { writeSidecarFile, writeTempFile } from './fs-write.ts';
@@ -41,11 +42,6 @@ export interface FsOptions {
    */
   recover?: boolean;
 }
-
-/** Present while a server has the directory open; found at startup, it means the last one did not stop cleanly. */
-const RUNNING_MARKER = `${RESERVED_PREFIX}-running`;
-/** A sidecar temp file of earlier versions, which wrote it beside the sidecar. */
-const OLD_SIDECAR_TEMP = new RegExp(`\\${RESERVED_SUFFIX}\\.[0-9a-f]{8}\\${RESERVED_SUFFIX}$`);
 
 function isInternalName(name: string): boolean {
   return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
@@ -88,38 +84,12 @@ export class FsDriver implements StorageDriver {
     const absolute = resolve(root);
     await mkdir(absolute, { recursive: true });
     const driver = new FsDriver(absolute, options);
-    if (options.recover) await driver.recover();
+    if (options.recover) {
+      const recovered = await recoverDataDirectory(absolute);
+      driver.uncleanStop = recovered.uncleanStop;
+      driver.runningMarker = recovered.marker;
+    }
     return driver;
-  }
-
-  /**
-   * Removes what a crash leaves behind: temp files (all in the root, so a clean start lists one directory),
-   * and after an unclean stop also sidecars whose file is gone. Then marks the directory as open.
-   */
-  private async recover(): Promise<void> {
-    const marker = join(this.root, RUNNING_MARKER);
-    this.uncleanStop = await lstat(marker).then(
-      () => true,
-      () => false,
-    );
-    for (const name of await readdir(this.root)) {
-      if (name.startsWith(RESERVED_PREFIX)) await unlink(join(this.root, name)).catch(() => undefined);
-    }
-    if (this.uncleanStop) await this.removeStrandedSidecars(this.root);
-    await writeFile(marker, '');
-    this.runningMarker = marker;
-  }
-
-  private async removeStrandedSidecars(directory: string): Promise<void> {
-    const entries = await readdir(directory, { withFileTypes: true });
-    const files = new Set(entries.filter((entry) => entry.isFile()).map((entry) => entry.name));
-    for (const entry of entries) {
-      const path = join(directory, entry.name);
-      if (entry.isDirectory()) await this.removeStrandedSidecars(path);
-      else if (entry.name.endsWith(RESERVED_SUFFIX) && (OLD_SIDECAR_TEMP.test(entry.name) || !files.has(entry.name.slice(0, -RESERVED_SUFFIX.length)))) {
-        await unlink(path).catch(() => undefined);
-      }
-    }
   }
 
   /** A clean stop: the next start needs no recount. */
