@@ -1,12 +1,10 @@
 import type { Quad } from 'n3';
 import { MAX_NESTING, tooDeep } from '../http/nesting.ts';
+import { endOfOpaqueToken } from './opaque-tokens.ts';
 
 const RDF_FIRST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#first';
 const RDF_REST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#rest';
 
-/** An IRI reference `<...>` (Turtle, N3 and SPARQL IRIREF); a `<` that starts none is an operator. */
-const IRI_REFERENCE = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
-const COMMENT = /#[^\n\r]*/y;
 
 /**
  * The deepest nesting of `{ }`, `[ ]` and `( )` in Turtle, N3 or SPARQL text, skipping strings, IRIs and
@@ -24,24 +22,10 @@ export function syntaxNesting(text: string, limit = MAX_NESTING): number {
       if (deepest > limit) return deepest;
     } else if (char === '}' || char === ']' || char === ')') {
       depth = Math.max(0, depth - 1);
-    } else if (char === '"' || char === "'") {
-      const long = text.startsWith(char.repeat(3), i);
-      const close = long ? char.repeat(3) : char;
-      i += close.length;
-      while (i < text.length && !text.startsWith(close, i)) {
-        if (!long && (text[i] === '\n' || text[i] === '\r')) break;
-        i += text[i] === '\\' ? 2 : 1;
-      }
-      i += close.length - 1;
-    } else if (char === '<') {
-      IRI_REFERENCE.lastIndex = i;
-      if (IRI_REFERENCE.test(text)) i = IRI_REFERENCE.lastIndex - 1;
-    } else if (char === '#') {
-      COMMENT.lastIndex = i;
-      COMMENT.test(text);
-      i = COMMENT.lastIndex - 1;
     } else if (char === '\\') {
       i++;
+    } else {
+      i = endOfOpaqueToken(text, i);
     }
   }
   return deepest;

@@ -1,5 +1,6 @@
 import { Parser, type Quad } from 'n3';
 import { parseN3InSlices } from './cooperative.ts';
+import { endOfOpaqueToken } from './opaque-tokens.ts';
 import type { PatchOperation } from './patch-apply.ts';
 
 /** Updates with more operations go to the SPARQL parser: each one here re-reads the prologue. */
@@ -10,8 +11,6 @@ const IRI = '<[^<>"{}|^`\\\\\\u0000-\\u0020]*>';
 const PREFIX_DECLARATION = new RegExp(`PREFIX\\s+(?:[A-Za-z][\\w.-]*)?:\\s*${IRI}`, 'iy');
 const BASE_DECLARATION = new RegExp(`BASE\\s*${IRI}`, 'iy');
 const DATA_OPERATION = /(INSERT|DELETE)\s+DATA\s*\{/iy;
-const IRI_REFERENCE = new RegExp(IRI, 'y');
-const COMMENT = /#[^\n\r]*/y;
 
 interface DataBlock {
   kind: 'insert' | 'delete';
@@ -30,21 +29,11 @@ function scanBlock(text: string, start: number): { end: number; open: boolean } 
     const char = text[i]!;
     if (char === '}') return { end: i, open: last !== '' && last !== '.' };
     if (char === '{') return null;
-    if (char === '"' || char === "'") {
-      const long = text.startsWith(char.repeat(3), i);
-      const close = long ? char.repeat(3) : char;
-      i += close.length;
-      while (i < text.length && !text.startsWith(close, i)) i += text[i] === '\\' ? 2 : 1;
-      i += close.length - 1;
-    } else if (char === '<') {
-      IRI_REFERENCE.lastIndex = i;
-      if (IRI_REFERENCE.test(text)) i = IRI_REFERENCE.lastIndex - 1;
-    } else if (char === '#') {
-      COMMENT.lastIndex = i;
-      COMMENT.test(text);
-      i = COMMENT.lastIndex - 1;
+    if (char === '#') {
+      i = endOfOpaqueToken(text, i);
       continue;
     }
+    i = endOfOpaqueToken(text, i);
     if (!/\s/.test(char)) last = char;
   }
   return null;
