@@ -21,11 +21,14 @@ const N3_FORMATS: Record<string, string> = { [TURTLE]: 'text/turtle', [N_TRIPLES
 
 /**
  * Parses an RDF document of a known type; syntax errors are 400 problems with the parser's line and column.
- * A document nested too deeply to serve again (see MAX_NESTING) is a 422.
+ * A document nested too deeply to serve again (see MAX_NESTING), or one with N3 variables, is a 422.
  */
 export async function parseRdfDocument(text: string, type: string, baseUrl: string): Promise<RdfDocument> {
   const document = type === JSON_LD ? { prefixes: {}, ...(await parseJsonLd(text, baseUrl)) } : await parseN3Family(text, type, baseUrl);
   requireShallowGraph(document.quads);
+  if (document.quads.some((quad) => quad.subject.termType === 'Variable' || quad.predicate.termType === 'Variable' || quad.object.termType === 'Variable')) {
+    throw new HttpProblem(422, 'The document uses N3 variables (such as ?x), which have no form in JSON-LD or Turtle, so it could not be served again: write the terms out, or store it as text/plain.', { type: 'rdf-variables' });
+  }
   return document;
 }
 

@@ -27,6 +27,16 @@ async function expectTooDeep(response: Response) {
 const nestedList = (depth: number) => `${'('.repeat(depth)}"x"${')'.repeat(depth)}`;
 
 describe('hostile request bodies', () => {
+  it('refuses with 422 an N3 document with variables, which JSON-LD and Turtle cannot carry, and keeps the stored one', async () => {
+    const app = await setup();
+    const body = '@prefix solid: <http://www.w3.org/ns/solid/terms#>.\n_:p a solid:InsertDeletePatch; solid:deletes { ?x <#a> <#a> . }.';
+    const refused = await app.request('/doc.ttl', { method: 'PUT', headers: { 'Content-Type': 'text/n3' }, body });
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).type).toBe('urn:svc:problem:rdf-variables');
+    expect(await stored(app, '/doc.ttl')).toBe(START);
+    expect((await app.request('/doc.ttl', { headers: { Accept: 'application/ld+json' } })).status).toBe(200);
+  });
+
   it('refuses with 413 a JSON-LD node of 40,000 values, anonymously, in a pod inbox, and takes them as 10,000 nodes of @graph', async () => {
     const app = makeApp({ public: false });
     expect((await app.request('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) })).status).toBe(201);
