@@ -27,6 +27,7 @@ import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
+import { webfingerHandler } from './webfinger/webfinger.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -122,6 +123,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log };
   podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
   app.post('/.pods', (c) => createPodRequest(c.req.raw));
+  const webfingerLinks = features.flatMap((parts) => (parts.webfinger ? [parts.webfinger] : []));
+  const webfinger = webfingerHandler({ storage: platform.storage, config, links: webfingerLinks });
+  app.get('/.well-known/webfinger', (c) => webfinger(c.req.raw));
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;

@@ -11,6 +11,7 @@ import type { UpgradeAnswer } from '../notifications/socket.ts';
 import type { Platform } from '../platform.ts';
 import type { PodCreationHooks } from '../pods/create.ts';
 import type { AccessControl } from '../wac/access-control.ts';
+import type { WebfingerLinks } from '../webfinger/webfinger.ts';
 
 /** What a feature is given: the server around it, with storage already counted by quotas and watched for ACL writes. */
 export interface FeatureContext {
@@ -41,6 +42,8 @@ export interface FeatureParts {
   afterWrite?(changes: readonly Change[]): void;
   /** Answers a WebSocket upgrade the runtime received, or null when the URL is not this feature's. */
   upgrade?(request: Request): Promise<UpgradeAnswer | null>;
+  /** Links it adds to a user's WebFinger descriptor (`/.well-known/webfinger`). */
+  webfinger?: WebfingerLinks;
   /** Startup work; awaited before the first request is answered. */
   init?(): Promise<void>;
 }
