@@ -7,10 +7,10 @@ export type Authenticator = (request: Request) => Promise<Caller>;
 export type CredentialErrorCode = 'invalid_token' | 'invalid_dpop_proof';
 
 /**
- * What a verifier makes of credentials: a WebID, a reason to refuse them (an `invalid_token` unless `code`
- * says otherwise), or null when they are not its kind.
+ * What a verifier makes of credentials: a WebID (with the token's scopes when it is limited to some), a reason
+ * to refuse them (an `invalid_token` unless `code` says otherwise), or null when they are not its kind.
  */
-export type Verdict = { webId: string } | { error: string; code?: CredentialErrorCode } | null;
+export type Verdict = { webId: string; scopes?: readonly string[] } | { error: string; code?: CredentialErrorCode } | null;
 
 /** One kind of credentials in the `Authorization` header (server bearer tokens, Solid-OIDC DPoP tokens, ...). */
 export interface CredentialVerifier {
@@ -57,7 +57,7 @@ export function authenticatorFrom(verifiers: readonly CredentialVerifier[], conn
     for (const verifier of candidates) {
       const verdict = await verifier.verify(request, credentials);
       if (verdict === null) continue;
-      if ('webId' in verdict) return { ...caller, webId: verdict.webId };
+      if ('webId' in verdict) return verdict.scopes ? { ...caller, webId: verdict.webId, scopes: verdict.scopes } : { ...caller, webId: verdict.webId };
       return { ...caller, credentialError: verdict.error, credentialChallenge: { scheme: verifier.scheme, code: verdict.code ?? 'invalid_token' } };
     }
     return { ...caller, credentialError: `the ${scheme} credentials were not issued by any issuer this server accepts` };

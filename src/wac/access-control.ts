@@ -10,6 +10,11 @@ export interface Caller {
   origin: string | null;
   /** Origin of the URL the request came to: IRIs with it count as this server's, and it names the auth realm. */
   serverOrigin?: string;
+  /**
+   * OAuth scopes the credentials are limited to (a third-party app's token); absent: not limited, the caller
+   * may do whatever its WebID may.
+   */
+  scopes?: readonly string[];
   /** Why credentials that came with the request were not accepted (the caller is then anonymous). */
   credentialError?: string;
   /** The scheme whose verifier refused the credentials and its error code, for the `WWW-Authenticate` challenge. */
