@@ -18,6 +18,7 @@ import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
+import { remoteStorageFeature } from './remotestorage/feature.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
 import { nostrFeature } from './nostr/feature.ts';
@@ -34,7 +35,7 @@ import { storagePathFromUrlPath } from './storage/paths.ts';
  * The optional features, in the order their routes are registered (see docs/architecture.md). Live reload
  * comes before the data browser, so its script also goes into the data browser's wrapper pages.
  */
-const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, liveReloadFeature, databrowserFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;

@@ -40,7 +40,8 @@ function rootPodUser(config: Config): string | null {
   return config.singleUser && config.singleUserName === '' ? config.apUsername : null;
 }
 
-async function findAccount(storage: StorageDriver, config: Config, user: string, origin: string): Promise<WebfingerAccount | null> {
+/** The account `<user>` names on this server (as `acct:<user>@<host>` does), or null. */
+export async function findAccount(storage: StorageDriver, config: Config, user: string, origin: string): Promise<WebfingerAccount | null> {
   if (user === rootPodUser(config)) {
     return (await readRootPodRecord(storage)) ? { user, podPath: '/', webId: origin + ROOT_POD_WEBID_PATH, origin } : null;
   }

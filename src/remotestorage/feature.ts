@@ -1,0 +1,57 @@
+/**
+ * remoteStorage (draft-dejong-remotestorage-22), always on: `/storage/<user>/...` serves the documents kept
+ * in the container `remotestorage/` of the user's pod, through the same storage, ACLs, quotas and
+ * notifications as LDP; the WebFinger descriptor of each user links to it. See docs/remotestorage.md.
+ */
+import type { Context, Hono } from 'hono';
+import type { Feature } from '../features/feature.ts';
+import type { JrdLink, WebfingerAccount } from '../webfinger/webfinger.ts';
+import { remoteStorageHandler } from './handler.ts';
+import { remoteStorageTargetOf, STORAGE_PREFIX } from './target.ts';
+
+/** The `<storage_api>` this server speaks. */
+export const REMOTESTORAGE_VERSION = 'draft-dejong-remotestorage-22';
+export const REMOTESTORAGE_REL = 'http://tools.ietf.org/id/draft-dejong-remotestorage';
+/** The WebFinger property naming the OAuth implicit-grant dialog; clients send their token only when it is set. */
+export const OAUTH_DIALOG_PROPERTY = 'http://tools.ietf.org/html/rfc6749#section-4.2';
+/** Where the OAuth server (with --idp) shows its authorization dialog. */
+export const OAUTH_AUTHORIZE_PATH = '/oauth/authorize';
+
+/** The remoteStorage link of a user's WebFinger descriptor (draft §10). */
+export function remoteStorageLink(account: WebfingerAccount, withOAuth: boolean): JrdLink {
+  return {
+    rel: REMOTESTORAGE_REL,
+    href: `${account.origin}${STORAGE_PREFIX}${encodeURIComponent(account.user)}`,
+    properties: {
+      'http://remotestorage.io/spec/version': REMOTESTORAGE_VERSION,
+      [OAUTH_DIALOG_PROPERTY]: withOAuth ? account.origin + OAUTH_AUTHORIZE_PATH : null,
+      // No access token in the query string, no byte ranges, no web authoring.
+      'http://tools.ietf.org/html/rfc6750#section-2.3': null,
+      'http://tools.ietf.org/html/rfc7233': null,
+      'http://remotestorage.io/spec/web-authoring': null,
+    },
+  };
+}
+
+export const remoteStorageFeature: Feature = {
+  name: 'remotestorage',
+  enabled: () => true,
+  create(context) {
+    const { config, platform, access } = context;
+    const serve = remoteStorageHandler({ config, storage: platform.storage, access, publish: context.publish });
+    return {
+      routes(app: Hono) {
+        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next) => {
+          const request = c.req.raw;
+          const target = await remoteStorageTargetOf(new URL(request.url), platform.storage, config);
+          // Not a user of this server: the LDP route answers (a container /storage/ in a single-user root pod).
+          if (!target) return next();
+          // CORS preflights get their headers from the app's CORS middleware.
+          if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: target.isFolder ? 'OPTIONS, GET, HEAD' : 'OPTIONS, GET, HEAD, PUT, DELETE' } });
+          return serve(request, await context.authenticate(request), target);
+        });
+      },
+      webfinger: (account) => [remoteStorageLink(account, config.idp)],
+    };
+  },
+};
