@@ -23,7 +23,11 @@ describe('WebFinger', () => {
       expect(await response.json()).toEqual({
         subject: `acct:alice@${HOST}`,
         aliases: [`${BASE}/alice/#me`, `${BASE}/alice/`],
-        links: [{ rel: 'http://webfinger.net/rel/profile-page', type: 'text/html', href: `${BASE}/alice/` }],
+        links: [
+          { rel: 'http://webfinger.net/rel/profile-page', type: 'text/html', href: `${BASE}/alice/` },
+          // remoteStorage is always on (test/remotestorage/webfinger.test.ts checks its link).
+          expect.objectContaining({ rel: 'http://tools.ietf.org/id/draft-dejong-remotestorage' }),
+        ],
       });
     }
   });
