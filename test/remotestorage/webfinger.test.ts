@@ -9,7 +9,7 @@ async function remoteStorageLinks(flags: Record<string, unknown>, user: string, 
   await setup(test);
   const response = await test.request(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${user}@${HOST}`)}`);
   expect(response.status).toBe(200);
-  return ((await response.json()) as { links: { rel: string }[] }).links.filter((link) => link.rel === REL);
+  return ((await response.json()) as { links: { rel: string; properties?: Record<string, string | null> }[] }).links.filter((link) => link.rel === REL);
 }
 
 const createAlice = async (test: ReturnType<typeof makeApp>) => {
@@ -36,7 +36,7 @@ describe('the WebFinger remoteStorage link', () => {
 
   it('names the OAuth dialog with --idp', async () => {
     const [link] = await remoteStorageLinks({ idp: true }, 'alice', createAlice);
-    expect((link as { properties: Record<string, string | null> }).properties['http://tools.ietf.org/html/rfc6749#section-4.2']).toBe(`${BASE}/oauth/authorize`);
+    expect(link!.properties!['http://tools.ietf.org/html/rfc6749#section-4.2']).toBe(`${BASE}/oauth/authorize`);
   });
 
   it('links the pod at the root of a single-user server, whose documents live in /remotestorage/', async () => {
