@@ -347,5 +347,26 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(await changed.text()).toContain('c.txt');
       });
     });
+
+    describe('remoteStorage', () => {
+      it('writes, lists with propagating folder ETags, reads publicly under public/, and deletes with empty folders', async () => {
+        const written = await putText(alice, '/storage/alice/notes/day/a.txt', 'a');
+        expect(written.status).toBe(201);
+        const rootTag = (await call(alice, '/storage/alice/')).headers.get('etag');
+        expect(await (await call(alice, '/alice/remotestorage/notes/day/a.txt')).text()).toBe('a');
+        const listing = (await (await call(alice, '/storage/alice/notes/day/')).json()) as { items: Record<string, { ETag: string }> };
+        expect(`"${listing.items['a.txt']!.ETag}"`).toBe(written.headers.get('etag'));
+        expect((await putText(alice, '/storage/alice/notes/day/a.txt', 'b')).status).toBe(200);
+        expect((await call(alice, '/storage/alice/')).headers.get('etag')).not.toBe(rootTag);
+
+        expect((await putText(alice, '/storage/alice/public/notes/p.txt', 'p')).status).toBe(201);
+        expect(await (await call(null, '/storage/alice/public/notes/p.txt')).text()).toBe('p');
+        expect((await call(null, '/storage/alice/public/notes/')).status).toBe(401);
+        expect((await call(bob, '/storage/alice/notes/day/a.txt')).status).toBe(403);
+
+        expect((await call(alice, '/storage/alice/notes/day/a.txt', { method: 'DELETE' })).status).toBe(200);
+        expect((await call(alice, '/alice/remotestorage/notes/day/', { method: 'HEAD' })).status).toBe(404);
+      });
+    });
   });
 }
