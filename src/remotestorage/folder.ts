@@ -53,7 +53,8 @@ export async function describeFolder(storage: StorageDriver, container: string):
     }
     items[nameOf(member.path)] = {
       ETag: member.etag,
-      'Content-Type': member.contentType ?? 'application/octet-stream',
+      // Listings of the fs driver leave the type out (it may sit in a sidecar): ask for it then.
+      'Content-Type': member.contentType ?? (await storage.head(member.path))?.contentType ?? 'application/octet-stream',
       'Content-Length': member.size,
       'Last-Modified': new Date(member.modified).toUTCString(),
     };

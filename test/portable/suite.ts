@@ -354,8 +354,9 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(written.status).toBe(201);
         const rootTag = (await call(alice, '/storage/alice/')).headers.get('etag');
         expect(await (await call(alice, '/alice/remotestorage/notes/day/a.txt')).text()).toBe('a');
-        const listing = (await (await call(alice, '/storage/alice/notes/day/')).json()) as { items: Record<string, { ETag: string }> };
+        const listing = (await (await call(alice, '/storage/alice/notes/day/')).json()) as { items: Record<string, { ETag: string; 'Content-Type': string }> };
         expect(`"${listing.items['a.txt']!.ETag}"`).toBe(written.headers.get('etag'));
+        expect(listing.items['a.txt']!['Content-Type']).toBe('text/plain');
         expect((await putText(alice, '/storage/alice/notes/day/a.txt', 'b')).status).toBe(200);
         expect((await call(alice, '/storage/alice/')).headers.get('etag')).not.toBe(rootTag);
 
