@@ -22,6 +22,7 @@ describe('remotestoragejs against svc', () => {
     const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const created = await fetch(`${svc.base}/.pods`, json({ name: 'alice', email: 'alice@example.org', password: PASSWORD }));
     if (created.status !== 201) throw new Error(`${created.status} ${await created.text()}\n${svc.output()}`);
+    // With --idp the owner's bearer token comes from the IdP (POST /.pods answers the login page instead).
     const login = await fetch(`${svc.base}/idp/credentials`, json({ email: 'alice@example.org', password: PASSWORD }));
     token = ((await login.json()) as { access_token: string }).access_token;
   });
