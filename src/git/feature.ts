@@ -9,6 +9,7 @@ import type { Feature, FeatureContext } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
+import { podHostsOf } from '../pods/subdomains.ts';
 import { podRootOfPath, readQuotaRecord, reconcilePodUsage } from '../quota/record.ts';
 import type { GitBackend, GitServiceAnswer } from './backend.ts';
 import { withGitCredentials } from './credentials.ts';
@@ -38,10 +39,14 @@ export const gitFeature: Feature = {
       );
     }
     const serve = gitRequestHandler(context, git);
+    const hosts = podHostsOf(context.config);
     return {
       routes(app) {
         app.on(['GET', 'HEAD', 'POST'], '*', async (c: Context, next) => {
-          const target = gitTargetOf(c.req.method, new URL(c.req.url));
+          const url = new URL(c.req.url);
+          // On a pod's host (subdomain mode), repositories are paths in that pod.
+          if (hosts) url.pathname = hosts.localPathOf(url);
+          const target = gitTargetOf(c.req.method, url);
           if (!target) return next();
           try {
             return await serve(c.req.raw, target);
