@@ -177,3 +177,20 @@ describe('subdomain mode: notifications and quotas', () => {
     expect((await putText(`${ALICE}/private/big.txt`, 'x'.repeat(4000), alice)).status).toBe(507);
   });
 });
+
+describe('subdomain mode: identity provider and data browser', () => {
+  it('names the base domain as issuer on a pod host: discovery, the pod answer, the profile and the UI shell', async () => {
+    const { app } = makeApp({ public: false, conneg: true, subdomains: true, baseDomain: 'pods.test', idp: true, databrowserCdn: true, uiShell: true });
+    const created = await app.fetch(
+      new Request(`${MAIN}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice', email: 'alice@example.org', password: 'a long password' }) }),
+    );
+    expect(await created.json()).toMatchObject({ webId: `${ALICE}/#me`, podUri: `${ALICE}/`, idpIssuer: `${MAIN}/` });
+    expect(await (await app.fetch(new Request(`${ALICE}/.well-known/openid-configuration`))).json()).toMatchObject({ issuer: `${MAIN}/` });
+    const profile = await (await app.fetch(new Request(`${ALICE}/`, { headers: { accept: 'application/n-triples' } }))).text();
+    expect(profile).toContain(`<${ALICE}/#me> <http://www.w3.org/ns/solid/terms#oidcIssuer> <${MAIN}/>`);
+    const wrapper = await (await app.fetch(new Request(`${ALICE}/settings/publicTypeIndex`, { headers: { accept: 'text/html,*/*;q=0.8' } }))).text();
+    expect(wrapper).toContain(`data-issuer="${MAIN}/"`);
+    const login = await app.fetch(new Request(`${MAIN}/idp/credentials`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'alice@example.org', password: 'a long password' }) }));
+    expect(await login.json()).toMatchObject({ webid: `${ALICE}/#me` });
+  });
+});
