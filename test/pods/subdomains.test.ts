@@ -194,3 +194,16 @@ describe('subdomain mode: identity provider and data browser', () => {
     expect(await login.json()).toMatchObject({ webid: `${ALICE}/#me` });
   });
 });
+
+describe('subdomain mode: live reload', () => {
+  it('watches the page path on the socket’s pod host: a private page of the pod needs Read', async () => {
+    const { app, alice, putText } = await subdomainWorld({ liveReload: true });
+    expect((await putText(`${ALICE}/public/page.html`, 'page', alice)).status).toBe(201);
+    const watch = (path: string, token?: string) =>
+      app.upgradeWebSocket!(new Request(`ws://alice.pods.test/.live-reload?path=${encodeURIComponent(path)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+    expect(await watch('/public/page.html')).toHaveProperty('accept');
+    const refused = await watch('/private/page.html');
+    expect(refused && 'refuse' in refused && refused.refuse.status).toBe(401);
+    expect(await watch('/private/page.html', alice.token)).toHaveProperty('accept');
+  });
+});
