@@ -1,6 +1,7 @@
 /** Subdomain mode as `svc start` meets it: refusals at startup, with the usual exit code and no stack. */
 import { describe, expect, it } from 'vitest';
-import { runSvc } from '../support/server.ts';
+import { localhostFetch } from '../support/localhost-hosts.ts';
+import { runSvc, startSvc } from '../support/server.ts';
 
 describe('svc start --subdomains', () => {
   it('refuses to start without --base-domain, explaining the wildcard DNS record (exit code 1, as other startup errors)', async () => {
@@ -18,5 +19,23 @@ describe('svc start --subdomains', () => {
     const fromEnv = await runSvc(['start', '-p', '0', '-h', '127.0.0.1', '--storage', 'memory'], { SVC_SUBDOMAINS: 'true', SVC_BASE_DOMAIN: 'bad domain' });
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stderr).toContain('--base-domain "bad domain" is not a domain name');
+  });
+});
+
+describe('svc start --subdomains --single-user', () => {
+  it('prints the pod and WebID on the pod host, and the owner token works there', async () => {
+    const svc = await startSvc(['--subdomains', '--base-domain', 'localhost', '--single-user', '--quiet']);
+    try {
+      const me = svc.base.replace('//localhost:', '//me.localhost:');
+      expect(svc.base).toMatch(/^http:\/\/localhost:\d+$/);
+      expect(svc.output()).toContain(`single-user pod: ${me}/\nWebID: ${me}/#me`);
+      const token = /owner token[^\n]*:\n(\S+)/.exec(svc.output())![1]!;
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'text/plain' };
+      expect((await localhostFetch(`${me}/private/note.txt`, { method: 'PUT', headers, body: 'mine' })).status).toBe(201);
+      expect(await (await localhostFetch(`${me}/private/note.txt`, { headers })).text()).toBe('mine');
+      expect((await localhostFetch(`${me}/private/note.txt`)).status).toBe(401);
+    } finally {
+      await svc.stop();
+    }
   });
 });
