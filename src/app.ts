@@ -29,6 +29,8 @@ import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './p
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { webfingerHandler } from './webfinger/webfinger.ts';
+import { podHostGate } from './pods/pod-host-gate.ts';
+import { answeringOwnHosts, localPathOf, podHostsOf, podLabelCheck, publicUrlOf } from './pods/subdomains.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -50,9 +52,12 @@ export interface App {
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
 export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
+  const podHosts = podHostsOf(config);
   const ownerKey = ownerKeyHooks(config);
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
   const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
+  // In subdomain mode, documents on other pods' hosts are read from the app itself too.
+  if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => app.fetch(request));
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
   const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request));
   const { platform, access } = security;
@@ -98,7 +103,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     });
   }
   const allowedHosts = parseAllowedHosts(config.allowedHosts);
-  if (allowedHosts) {
+  // In subdomain mode the pod host gate below answers for every host instead.
+  if (allowedHosts && !podHosts) {
     app.use('*', async (c, next) => {
       checkHost(new URL(c.req.url), allowedHosts);
       await next();
@@ -109,8 +115,17 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     await init();
     await next();
   });
+  const gate = podHosts && podHostGate(podHosts, platform.storage, allowedHosts);
+  if (gate) {
+    app.use('*', async (c, next) => {
+      const redirect = gate(c.req.raw);
+      if (redirect) return redirect;
+      await next();
+    });
+  }
 
   const podHooks = combinePodCreationHooks([
+    ...(podHosts ? [podLabelCheck] : []),
     {
       created: async (podRoot) => {
         await initPodQuota(platform.storage, podRoot, config.defaultQuota);
@@ -121,9 +136,14 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     ...(ownerKey ? [ownerKey] : []),
     ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
   ]);
-  const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, now, log };
+  const urlOf = (localIri: string, seenFrom: URL) => publicUrlOf(config, localIri, seenFrom);
+  const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, urlOf, now, log };
   podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
-  app.post('/.pods', (c) => createPodRequest(c.req.raw));
+  app.post('/.pods', async (c, next) => {
+    // On a pod's host, /.pods is a path in that pod: pods are created on the base domain.
+    if (podHosts?.roleOf(new URL(c.req.url).hostname).kind === 'pod') return next();
+    return createPodRequest(c.req.raw);
+  });
   const webfingerLinks = features.flatMap((parts) => (parts.webfinger ? [parts.webfinger] : []));
   const webfinger = webfingerHandler({ storage: platform.storage, config, links: webfingerLinks });
   app.get('/.well-known/webfinger', (c) => webfinger(c.req.raw));
@@ -156,7 +176,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     const ctx: LdpContext = {
       request,
       url,
-      path: storagePathFromUrlPath(url.pathname),
+      path: storagePathFromUrlPath(localPathOf(config, url)),
       caller: await authenticate(request),
       config,
       platform,
@@ -171,7 +191,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const upgrades = features.flatMap((parts) => (parts.upgrade ? [parts.upgrade] : []));
   const upgradeWebSocket = async (request: Request): Promise<UpgradeAnswer | null> => {
     try {
-      if (allowedHosts) checkHost(new URL(request.url), allowedHosts);
+      if (gate) {
+        await init();
+        const redirect = gate(request);
+        if (redirect) return { refuse: redirect };
+      } else if (allowedHosts) checkHost(new URL(request.url), allowedHosts);
     } catch (error) {
       return { refuse: errorToResponse(error, log) };
     }

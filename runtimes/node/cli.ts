@@ -31,7 +31,7 @@ async function runStart(flags: Record<string, unknown>): Promise<void> {
   const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
   const url = clientBaseUrl(config, running.url);
   const pod = running.singleUserPod;
-  if (pod) log(singleUserNotice(pod, url, singleUserTokenCommand(config, pod), Boolean(config.baseUrl)));
+  if (pod) log(singleUserNotice(pod, url, singleUserTokenCommand(config, pod), config));
   const bound = url === running.url ? '' : `bound to ${running.url}, `;
   log(`svc listening on ${url} (${bound}storage: ${storageText})`);
 

@@ -110,7 +110,7 @@ export async function singleUserNoticeOf(app: App, boundUrl: string, config: Con
   const pod = await app.singleUserPod?.();
   if (!pod) return null;
   const newToken = config.storage === 'memory' ? null : `svc token ${pod.name || '/'} -r ${config.root}`;
-  return singleUserNotice(pod, clientBaseUrl(config, boundUrl), newToken, Boolean(config.baseUrl));
+  return singleUserNotice(pod, clientBaseUrl(config, boundUrl), newToken, config);
 }
 
 /** The URL of a bound address: IPv6 in brackets. */

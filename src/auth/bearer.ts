@@ -1,3 +1,4 @@
+import type { PodHosts } from '../pods/subdomains.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { jose } from './jose.ts';
@@ -31,11 +32,13 @@ async function reasonOf(error: unknown): Promise<string> {
 
 /**
  * The WebID a token vouches for, moved to the origin the request came to: our tokens only speak for
- * WebIDs on this server, so a pod keeps working under another host name or behind a proxy.
+ * WebIDs on this server, so a pod keeps working under another host name or behind a proxy. In subdomain
+ * mode the WebID's host names its pod, so only the scheme and port move.
  */
-function localWebId(claimed: string, serverOrigin: string): string {
+function localWebId(claimed: string, requestUrl: URL, hosts: PodHosts | null): string {
   const url = new URL(claimed);
-  return serverOrigin + url.pathname + url.hash;
+  if (!hosts) return requestUrl.origin + url.pathname + url.hash;
+  return hosts.publicUrlOf(hosts.localize(url, url.origin) ?? url.pathname + url.hash, requestUrl);
 }
 
 /** A well-formed JWT naming another issuer: another verifier's to judge (the identity provider's, say). */
@@ -49,7 +52,7 @@ async function issuedElsewhere(token: string): Promise<boolean> {
 }
 
 /** `Authorization: Bearer <token>` with a token this server signed; tokens of other issuers are left to other verifiers. */
-export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number): CredentialVerifier {
+export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number, hosts: PodHosts | null = null): CredentialVerifier {
   // Imported once: importing the raw secret on every request costs about as much as verifying the token.
   let verifyKey: Promise<CryptoKey> | null = null;
   const importedKey = () =>
@@ -66,9 +69,9 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
     scheme: 'bearer',
     async verify(request, token) {
       if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
-      const serverOrigin = new URL(request.url).origin;
+      const requestUrl = new URL(request.url);
       const known = verified.get(token);
-      if (known && known.expiresMs > now()) return { webId: localWebId(known.webId, serverOrigin) };
+      if (known && known.expiresMs > now()) return { webId: localWebId(known.webId, requestUrl, hosts) };
       if (await issuedElsewhere(token)) return null;
       try {
         const { jwtVerify } = await jose();
@@ -82,7 +85,7 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
         // Checked before the token is cached: the cached path above trusts the WebID to be a URL.
         if (!URL.canParse(payload.webid)) return { error: 'the WebID in the bearer token is not a URL' };
         if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
-        return { webId: localWebId(payload.webid, serverOrigin) };
+        return { webId: localWebId(payload.webid, requestUrl, hosts) };
       } catch (error) {
         return { error: await reasonOf(error) };
       }

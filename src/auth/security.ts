@@ -1,5 +1,6 @@
 import type { Config } from '../config/options.ts';
 import { loadPodRoots, PodOwners } from '../pods/registry.ts';
+import { podHostsOf } from '../pods/subdomains.ts';
 import type { Platform } from '../platform.ts';
 import { allowEverything, type AccessControl } from '../wac/access-control.ts';
 import { AclCache } from '../wac/acl-cache.ts';
@@ -42,8 +43,9 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
   const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => cache.invalidate(aclPath)) } : base;
   const storage = platform.storage;
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.
-  const owners = new PodOwners(storage);
-  const wac = cache ? new WebAccessControl(base.storage, cache, (path) => owners.ownerOf(path)) : null;
+  const hosts = podHostsOf(config);
+  const owners = new PodOwners(storage, hosts);
+  const wac = cache ? new WebAccessControl(base.storage, cache, (path) => owners.ownerOf(path), hosts) : null;
   let key: Promise<Uint8Array> | null = null;
   const tokenKey = () => (key ??= loadOrCreateTokenKey(storage));
   let started: Promise<void> | null = null;
@@ -58,7 +60,7 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
     }));
   const credentials = [
     boundTokenAsBearer,
-    bearerVerifier(tokenKey, now),
+    bearerVerifier(tokenKey, now, hosts),
     dpopVerifier({ platform: base, now, local }),
     nostrVerifier({ platform: base, now, local, maxBodyBytes: config.maxBodySize, ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }) }),
   ];

@@ -138,7 +138,7 @@ export function startupNotices(config: Config, boundTo?: string): string[] {
       `WARNING: --public on ${boundTo}: access control is off and the server is reachable from the network, so ANYONE who can reach this machine may read, change and delete EVERYTHING under it. Use --public only with --host 127.0.0.1.`,
     );
   }
-  if (beyondLoopback && !config.allowedHosts && !config.baseUrl) {
+  if (beyondLoopback && !config.allowedHosts && !config.baseUrl && !config.subdomains) {
     notices.push('notice: --allowed-hosts is not set, so requests for any host name are answered; set it (e.g. --allowed-hosts pods.example.org) wherever untrusted clients can reach this server (see docs/access-control.md).');
   }
   if (config.allowPrivateFetch) {

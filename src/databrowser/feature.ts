@@ -11,6 +11,7 @@ import { HttpProblem } from '../http/problem.ts';
 import { isRdfType } from '../rdf/media.ts';
 import { mediaTypeForName } from '../storage/media-types.ts';
 import { prefersHtml } from './prefers-html.ts';
+import { issuerFor } from '../idp/issuer.ts';
 import { SHELL_SCRIPT, SHELL_STYLE, START_SCRIPT } from './scripts.ts';
 import { ASSET_PREFIX, databrowserModeOf, wrapperPage, wrapperPolicy } from './wrapper.ts';
 
@@ -67,7 +68,8 @@ export const databrowserFeature: Feature = {
           headers.set('Content-Type', 'text/html; charset=utf-8');
           headers.set('Content-Security-Policy', policy);
           headers.set('Cache-Control', 'no-cache');
-          const page = c.req.method === 'HEAD' ? null : wrapperPage(mode, c.req.url, shell);
+          // The shell logs in at the IdP, which is on the base domain in subdomain mode, not the page's host.
+          const page = c.req.method === 'HEAD' ? null : wrapperPage(mode, c.req.url, shell.idp ? { ...shell, issuer: issuerFor(config, c.req.raw) } : shell);
           c.res = new Response(page, { status: 200, headers });
         });
       },

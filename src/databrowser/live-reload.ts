@@ -11,6 +11,7 @@ import type { Change } from '../ldp/context.ts';
 import { NotificationHub, type Subscriber } from '../notifications/hub.ts';
 import { sendOrDrop, type UpgradeAnswer } from '../notifications/socket.ts';
 import { essenceOf } from '../storage/media-types.ts';
+import { podHostsOf, type PodHosts } from '../pods/subdomains.ts';
 import { storagePathFromUrlPath } from '../storage/paths.ts';
 
 export const LIVE_RELOAD_SCRIPT_PATH = '/.live-reload.js';
@@ -41,8 +42,10 @@ export function withLiveReloadScript(html: string): string {
   return end < 0 ? html + SCRIPT_TAG : html.slice(0, end) + SCRIPT_TAG + html.slice(end);
 }
 
-function shownPath(url: URL): string {
-  const path = storagePathFromUrlPath(url.searchParams.get('path') ?? '');
+/** The storage path of the page the socket watches: its URL path, on the socket's host (a pod's, in subdomain mode). */
+function shownPath(url: URL, hosts: PodHosts | null): string {
+  const shown = url.searchParams.get('path') ?? '';
+  const path = storagePathFromUrlPath(hosts ? hosts.localPathOn(url.hostname, shown) : shown);
   if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
   return path;
 }
@@ -59,7 +62,7 @@ export const liveReloadFeature: Feature = {
       if (url.pathname !== LIVE_RELOAD_SOCKET_PATH) return null;
       let path: string;
       try {
-        path = shownPath(url);
+        path = shownPath(url, podHostsOf(context.config));
         // Only a page the caller may read is watched: the socket tells when it changes, nothing more.
         await context.access.require(await context.authenticate(request), [{ path, anyOf: ['read'] }]);
       } catch (error) {

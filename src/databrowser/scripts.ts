@@ -9,6 +9,7 @@ export const START_SCRIPT = `document.addEventListener('DOMContentLoaded', () =>
  */
 export const SHELL_SCRIPT = `(() => {
   const idp = document.currentScript.dataset.idp === 'true';
+  const issuer = document.currentScript.dataset.issuer || location.origin + '/';
   const page = new URL(location.href);
   page.hash = '';
   document.getElementById('svc-shell-url').textContent = page.href;
@@ -26,7 +27,7 @@ export const SHELL_SCRIPT = `(() => {
     logout.hidden = !info.isLoggedIn;
     user.textContent = info.isLoggedIn ? info.webId : '';
   };
-  login.onclick = () => session().login({ oidcIssuer: location.origin + '/', redirectUrl: page.href });
+  login.onclick = () => session().login({ oidcIssuer: issuer, redirectUrl: page.href });
   logout.onclick = () => session().logout().then(() => location.reload());
   window.addEventListener('load', () => {
     show();

@@ -75,7 +75,7 @@ export function wrapperPolicy(mode: DatabrowserMode): string {
 }
 
 /** The wrapper page for `title` (the resource's URL). */
-export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: boolean; idp: boolean }): string {
+export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: boolean; idp: boolean; issuer?: string }): string {
   const head: string[] = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width,initial-scale=1">', `<title>${escapeHtml(title)}</title>`];
   let body: string;
   if (mode.kind === 'module') {
@@ -87,7 +87,7 @@ export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: b
     body = MASHLIB_BODY;
   }
   if (shell.on) {
-    head.push(`<link rel="stylesheet" href="${ASSET_PREFIX}shell.css">`, `<script defer src="${ASSET_PREFIX}shell.js" data-idp="${shell.idp}"></script>`);
+    head.push(`<link rel="stylesheet" href="${ASSET_PREFIX}shell.css">`, `<script defer src="${ASSET_PREFIX}shell.js" data-idp="${shell.idp}"${shell.issuer ? ` data-issuer="${escapeHtml(shell.issuer)}"` : ''}></script>`);
     body = SHELL + body;
   }
   return `<!doctype html>\n<html lang="en"><head>${head.join('')}</head>\n<body id="PageBody" data-app-shell="databrowser">\n${body}\n</body></html>\n`;

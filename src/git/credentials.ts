@@ -5,7 +5,6 @@
  * its JSON, as in `Authorization: Nostr`) becomes Nostr credentials, anything else a bearer token.
  */
 import { signedAs } from '../auth/nostr/verifier.ts';
-import { urlPathFromStoragePath } from '../storage/paths.ts';
 import type { GitTarget } from './target.ts';
 
 /** Base64 of a JSON object: what a NIP-98 token is, and what no JWT or opaque bearer token is (`.`, `-` and `_` are no base64). */
@@ -39,14 +38,15 @@ export function gitAuthorization(header: string | null): string | null {
  * The request as the authenticator should see it: same URL and method, credentials in a scheme it reads.
  * A NIP-98 event is signed for the whole git step instead of one request, since git sends the same password
  * with each request of a fetch or push: its `u` tag is the repository's URL (ending in `/`) and its `method`
- * tag the git service (`git-upload-pack` to fetch, `git-receive-pack` to push).
+ * tag the git service (`git-upload-pack` to fetch, `git-receive-pack` to push). `repositoryUrl` is the
+ * repository's URL as the client sees it (on the pod's host in subdomain mode).
  */
-export function withGitCredentials(request: Request, target: GitTarget): Request {
+export function withGitCredentials(request: Request, target: GitTarget, repositoryUrl: string): Request {
   const authorization = gitAuthorization(request.headers.get('authorization'));
   if (authorization === request.headers.get('authorization')) return request;
   const headers = new Headers(request.headers);
   headers.set('authorization', authorization!);
   const seen = new Request(request.url, { method: request.method, headers });
   if (!authorization!.startsWith('Nostr ')) return seen;
-  return signedAs(seen, { url: new URL(urlPathFromStoragePath(target.repository), request.url).href, method: target.service, reusable: true });
+  return signedAs(seen, { url: repositoryUrl, method: target.service, reusable: true });
 }

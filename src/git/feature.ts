@@ -9,6 +9,8 @@ import type { Feature, FeatureContext } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
+import { podHostsOf, publicUrlOf } from '../pods/subdomains.ts';
+import { urlPathFromStoragePath } from '../storage/paths.ts';
 import { podRootOfPath, readQuotaRecord, reconcilePodUsage } from '../quota/record.ts';
 import type { GitBackend, GitServiceAnswer } from './backend.ts';
 import { withGitCredentials } from './credentials.ts';
@@ -38,10 +40,14 @@ export const gitFeature: Feature = {
       );
     }
     const serve = gitRequestHandler(context, git);
+    const hosts = podHostsOf(context.config);
     return {
       routes(app) {
         app.on(['GET', 'HEAD', 'POST'], '*', async (c: Context, next) => {
-          const target = gitTargetOf(c.req.method, new URL(c.req.url));
+          const url = new URL(c.req.url);
+          // On a pod's host (subdomain mode), repositories are paths in that pod.
+          if (hosts) url.pathname = hosts.localPathOf(url);
+          const target = gitTargetOf(c.req.method, url);
           if (!target) return next();
           try {
             return await serve(c.req.raw, target);
@@ -104,7 +110,7 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
     if (push && config.readOnly) {
       throw new HttpProblem(403, 'This server is read-only (--read-only): pushes are refused; clone and fetch still work.', { type: 'read-only' });
     }
-    const caller = await context.authenticate(withGitCredentials(request, target));
+    const caller = await context.authenticate(withGitCredentials(request, target, publicUrlOf(config, urlPathFromStoragePath(repository), new URL(request.url))));
     try {
       await access.require(caller, [{ path: repository, anyOf: [push ? 'write' : 'read'] }]);
     } catch (error) {

@@ -18,13 +18,15 @@ export function parseBaseUrl(config: Pick<Config, 'baseUrl' | 'allowedHosts'>): 
 }
 
 /**
- * The URL to print for clients: the base URL when set, else the bound one with a wildcard address
- * (0.0.0.0, ::) shown as localhost, which a browser on the same machine can open.
+ * The URL to print for clients: the base URL when set, in subdomain mode the base domain on the bound port,
+ * else the bound one with a wildcard address (0.0.0.0, ::) shown as localhost, which a browser on the same
+ * machine can open.
  */
-export function clientBaseUrl(config: Pick<Config, 'baseUrl' | 'allowedHosts'>, boundUrl: string): string {
+export function clientBaseUrl(config: Pick<Config, 'baseUrl' | 'allowedHosts' | 'subdomains' | 'baseDomain'>, boundUrl: string): string {
   const base = parseBaseUrl(config);
   if (base) return base.href;
   const url = new URL(boundUrl);
+  if (config.subdomains && config.baseDomain) url.hostname = config.baseDomain;
   if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
   return url.href;
 }

@@ -16,7 +16,7 @@ async function render(idp: IdpContext, request: Request, account: Account, csrf:
   const view: AccountView = {
     csrf,
     email: account.email,
-    webId: webIdOf(account, request),
+    webId: webIdOf(idp.config, account, request),
     credentials: await idp.clients.listCredentials(account.id),
     passkeys,
     nostrKeys: await idp.nostrKeys.keysOf(account.id),
@@ -120,7 +120,7 @@ export async function createCredentialJson(idp: IdpContext, request: Request): P
   const account = await accountFromRequest(idp, request, fields);
   const name = credentialName(fields.name);
   const { clientId, secret } = await idp.clients.createCredentials(account.id, name);
-  return Response.json({ client_id: clientId, client_secret: secret, name, webid: webIdOf(account, request) }, { status: 201, headers: { 'Cache-Control': 'no-store' } });
+  return Response.json({ client_id: clientId, client_secret: secret, name, webid: webIdOf(idp.config, account, request) }, { status: 201, headers: { 'Cache-Control': 'no-store' } });
 }
 
 /** `GET /idp/client-credentials` (Basic): the account's client credentials, without secrets. */

@@ -76,7 +76,7 @@ function withCookies(response: Response, cookies: (string | null)[]): Response {
   return response;
 }
 
-function consent(request: Request, authorization: AuthorizationRequest, account: Account, csrf: string, offerPasskey = false): Response {
+function consent(idp: IdpContext, request: Request, authorization: AuthorizationRequest, account: Account, csrf: string, offerPasskey = false): Response {
   const body = consentPage({
     offerPasskey,
     csrf,
@@ -84,7 +84,7 @@ function consent(request: Request, authorization: AuthorizationRequest, account:
     clientName: authorization.client.name,
     clientId: authorization.client.clientId,
     redirectUri: authorization.redirectUri,
-    webId: webIdOf(account, request),
+    webId: webIdOf(idp.config, account, request),
   });
   return page(`Allow ${authorization.client.name}?`, body, 200, {}, offerPasskey);
 }
@@ -100,7 +100,7 @@ export async function showAuthorization(idp: IdpContext, request: Request): Prom
   }
   const authorization = await validate(idp, request, query);
   if (authorization instanceof Response) return authorization;
-  if (session) return withCookies(consent(request, authorization, session.account, csrf.value), [csrf.setCookie]);
+  if (session) return withCookies(consent(idp, request, authorization, session.account, csrf.value), [csrf.setCookie]);
   return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name }), 200, {}, true), [csrf.setCookie]);
 }
 
@@ -118,7 +118,7 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
   const session = await idp.sessions.start(request, account);
   if (!authorization) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH, 'Set-Cookie': session } });
   const offerPasskey = (await idp.passkeys.list(account.id)).length === 0;
-  return withCookies(consent(request, authorization, account, form.csrf!, offerPasskey), [session]);
+  return withCookies(consent(idp, request, authorization, account, form.csrf!, offerPasskey), [session]);
 }
 
 /** `POST /idp/consent`: Allow sends the browser back with a code; Deny with `access_denied`. */

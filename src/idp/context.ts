@@ -1,6 +1,7 @@
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { HttpAuthCheck } from '../auth/nostr/verifier.ts';
 import type { Config } from '../config/options.ts';
+import { publicUrlOf } from '../pods/subdomains.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import type { ClientStore } from './clients.ts';
 import type { DpopProofVerifier } from './dpop-proof.ts';
@@ -31,7 +32,7 @@ export interface IdpContext {
   log(line: string): void;
 }
 
-/** The absolute WebID of an account, on the origin the request came to (where its pod answers). */
-export function webIdOf(account: Account, request: Request): string {
-  return new URL(request.url).origin + account.webIdPath;
+/** The absolute WebID of an account, as seen from the request (on its pod's host in subdomain mode). */
+export function webIdOf(config: Config, account: Account, request: Request): string {
+  return publicUrlOf(config, account.webIdPath, new URL(request.url));
 }

@@ -27,7 +27,7 @@ export async function handleCredentials(idp: IdpContext, request: Request): Prom
   const account = await idp.accounts.login(fields.email, fields.password);
   if (!account) throw new HttpProblem(401, 'The email or the password is wrong.', { type: 'invalid-login' });
   const issuer = issuerFor(idp.config, request);
-  const webId = webIdOf(account, request);
+  const webId = webIdOf(idp.config, account, request);
   const token = await mintAccessToken(await idp.signingKey(), issuer, { webId, clientId: endpointOf(issuer, CREDENTIALS_PATH), scope: 'openid webid', ...(jkt && { jkt }) }, idp.now());
   return Response.json(
     { access_token: token, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, webid: webId },

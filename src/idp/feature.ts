@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import type { Feature } from '../features/feature.ts';
 import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
+import { podHostsOf } from '../pods/subdomains.ts';
 import { changePassword, createCredentialForm, createCredentialJson, listCredentialsJson, removePasskeyForm, revokeCredentialForm, revokeCredentialJson, showAccount } from './account.ts';
 import { AccountStore, checkCredentials } from './accounts.ts';
 import { showAuthorization, submitConsent, submitLogin, submitLogout } from './authorize.ts';
@@ -113,8 +114,10 @@ export const idpFeature: Feature = {
       now,
       log: context.log,
     };
-    // Relative to the profile document, "/" is the server's origin: the issuer when none is fixed.
-    const issuerInProfile = config.idpIssuer ? new URL(config.idpIssuer).href : '/';
+    // Relative to the profile document, "/" is the server's origin: the issuer when none is fixed. In
+    // subdomain mode that origin is the pod's host, so the profile names the base domain's.
+    const hosts = podHostsOf(config);
+    const issuerInProfile = (webId: string) => (config.idpIssuer ? new URL(config.idpIssuer).href : hosts ? hosts.mainOrigin(new URL(webId)) + '/' : '/');
     return {
       routes: routes(idp),
       credentials: [idpBearerVerifier(config, signingKey, now)],
@@ -130,7 +133,7 @@ export const idpFeature: Feature = {
             throw error;
           }
         },
-        profile: () => ({ [SOLID_OIDC_ISSUER]: { '@id': issuerInProfile } }),
+        profile: (webId) => ({ [SOLID_OIDC_ISSUER]: { '@id': issuerInProfile(webId) } }),
         async answer(pod, request) {
           const issuer = issuerFor(config, request);
           return { ...pod, idpIssuer: issuer, loginUrl: endpointOf(issuer, AUTH_PATH) };

@@ -1,11 +1,15 @@
 import type { Config } from '../config/options.ts';
+import { podHostsOf } from '../pods/subdomains.ts';
 
 /**
- * The issuer URL: `--idp-issuer` when given, otherwise the origin the request came to. Always in the form
- * `new URL` gives (`https://idp.example/`), so tokens, discovery and WebID profiles name it identically.
+ * The issuer URL: `--idp-issuer` when given, otherwise the origin the request came to (in subdomain mode,
+ * the base domain with the request's scheme and port). Always in the form `new URL` gives
+ * (`https://idp.example/`), so tokens, discovery and WebID profiles name it identically.
  */
 export function issuerFor(config: Config, request: Request): string {
-  return config.idpIssuer ? new URL(config.idpIssuer).href : new URL('/', request.url).href;
+  if (config.idpIssuer) return new URL(config.idpIssuer).href;
+  const hosts = podHostsOf(config);
+  return hosts ? hosts.mainOrigin(new URL(request.url)) + '/' : new URL('/', request.url).href;
 }
 
 /** An endpoint of the issuer: its path on the issuer's origin. */

@@ -66,6 +66,6 @@ export async function nostrDidDocument(idp: IdpContext, request: Request, file: 
   const accountId = pubkey ? await idp.nostrKeys.accountOf(pubkey) : null;
   const account = accountId ? await idp.accounts.get(accountId) : null;
   if (!pubkey || !account) throw new HttpProblem(404, 'No account of this server linked this Nostr key.', { type: 'not-found' });
-  const document = { '@context': ['https://www.w3.org/ns/did/v1'], id: didOfKey(pubkey), alsoKnownAs: [webIdOf(account, request)] };
+  const document = { '@context': ['https://www.w3.org/ns/did/v1'], id: didOfKey(pubkey), alsoKnownAs: [webIdOf(idp.config, account, request)] };
   return new Response(JSON.stringify(document), { headers: { 'Content-Type': 'application/did+json', 'Cache-Control': 'max-age=60' } });
 }

@@ -52,7 +52,7 @@ async function tokenAnswer(
 ): Promise<Response> {
   const issuer = issuerFor(idp.config, request);
   const key = await idp.signingKey();
-  const grant = { webId: webIdOf(account, request), clientId: client.clientId, scope, ...(jkt && { jkt }) };
+  const grant = { webId: webIdOf(idp.config, account, request), clientId: client.clientId, scope, ...(jkt && { jkt }) };
   const body: Record<string, unknown> = {
     access_token: await mintAccessToken(key, issuer, grant, idp.now()),
     token_type: jkt ? 'DPoP' : 'Bearer',

@@ -1,5 +1,6 @@
 import type { Config } from '../config/options.ts';
 import type { Platform } from '../platform.ts';
+import { publicUrlOf } from '../pods/subdomains.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
 
@@ -22,7 +23,7 @@ export interface Change {
   kind: 'create' | 'update' | 'delete';
 }
 
-/** Absolute URL of a storage path on the server the request came to. */
-export function urlFor(ctx: Pick<LdpContext, 'url'>, path: string): string {
-  return ctx.url.origin + urlPathFromStoragePath(path);
+/** Absolute URL of a storage path on the server the request came to (on its pod's host in subdomain mode). */
+export function urlFor(ctx: Pick<LdpContext, 'url' | 'config'>, path: string): string {
+  return publicUrlOf(ctx.config, urlPathFromStoragePath(path), ctx.url);
 }

@@ -135,16 +135,19 @@ function isReported(event: TopicEvent): boolean {
   return event.object === event.topic || event.activity === 'Add' || event.activity === 'Remove';
 }
 
-/** One Activity Streams notification. `state` is the topic's ETag after the change, when it still exists. */
-export async function notificationFor(event: TopicEvent, origin: string, urlOf: (path: string) => string, stateOf: StateLookup): Promise<Record<string, unknown>> {
+/**
+ * One Activity Streams notification. `state` is the topic's ETag after the change, when it still exists.
+ * `urlOf` gives the absolute URL of a storage path as seen from the channel's origin.
+ */
+export async function notificationFor(event: TopicEvent, urlOf: (path: string) => string, stateOf: StateLookup): Promise<Record<string, unknown>> {
   const activity: Activity = event.activity;
   const state = activity === 'Delete' ? undefined : await stateOf(event.topic);
   return {
     '@context': [ACTIVITY_STREAMS_CONTEXT, NOTIFICATION_CONTEXT],
     id: `urn:uuid:${crypto.randomUUID()}`,
     type: activity,
-    object: origin + urlOf(event.object),
-    ...((activity === 'Add' || activity === 'Remove') && { target: origin + urlOf(event.topic) }),
+    object: urlOf(event.object),
+    ...((activity === 'Add' || activity === 'Remove') && { target: urlOf(event.topic) }),
     ...(state !== undefined && { state }),
     published: new Date(event.published).toISOString(),
   };
@@ -170,7 +173,7 @@ function closeAtEnd(socket: SocketLike, channel: Channel, registry: ChannelRegis
 export function openChannelSocket(
   socket: SocketLike,
   channel: Channel,
-  options: { hub: NotificationHub; registry: ChannelRegistry; urlOf: (path: string) => string },
+  options: { hub: NotificationHub; registry: ChannelRegistry; urlOf: (path: string, origin: string) => string },
 ): SocketHandlers {
   let open = true;
   channel.sockets++;
@@ -183,7 +186,7 @@ export function openChannelSocket(
       }
       for (const event of events) {
         if (!isReported(event)) continue;
-        const notification = await notificationFor(event, channel.origin, options.urlOf, stateOf);
+        const notification = await notificationFor(event, (path) => options.urlOf(path, channel.origin), stateOf);
         if (open) sendOrDrop(socket, JSON.stringify(notification));
       }
     },

@@ -9,6 +9,7 @@ import { formatEtag } from '../http/conditional.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
 import { isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
+import { podHostsOf, type PodHosts } from '../pods/subdomains.ts';
 import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
@@ -25,6 +26,8 @@ export interface NotificationsDeps {
   authenticate: Authenticator;
   /** With --notifications-auth, solid-0.1 subscriptions need Read for the caller of the upgrade request. */
   requireRead: boolean;
+  /** Subdomain mode: topics on a pod's host name paths in that pod. */
+  hosts: PodHosts | null;
   log(line: string): void;
   now(): number;
 }
@@ -39,12 +42,6 @@ export interface Notifications {
   upgrade(request: Request): Promise<UpgradeAnswer | null>;
 }
 
-/** The storage path of a topic; the server's own files (quota records, `.server/`) are no topic at all. */
-const pathOf = (url: URL) => {
-  const path = storagePathFromUrlPath(url.pathname);
-  if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
-  return path;
-};
 
 /**
  * The upgrade request's credentials. Browsers cannot set headers on a WebSocket, so a bearer token may also
@@ -59,6 +56,16 @@ function withQueryToken(request: Request): Request {
 }
 
 export function createNotifications(deps: NotificationsDeps): Notifications {
+  /** The storage path of a topic; the server's own files (quota records, `.server/`) are no topic at all. */
+  const pathOf = (url: URL) => {
+    const path = storagePathFromUrlPath(deps.hosts?.localPathOf(url) ?? url.pathname);
+    if (isServerPrivatePath(path)) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
+    return path;
+  };
+  const urlOf = (path: string, origin: string) => {
+    const local = urlPathFromStoragePath(path);
+    return deps.hosts ? deps.hosts.publicUrlOf(local, new URL(origin)) : origin + local;
+  };
   const hub = new NotificationHub({
     now: deps.now,
     stateOf: async (path) => {
@@ -88,7 +95,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     if (url.pathname === CHANNEL_PATH) {
       const channel = registry.find(url.searchParams.get('auth') ?? '');
       if (!channel) return { refuse: problemResponse(404, 'There is no such notification channel, or it has expired.', { type: 'urn:svc:problem:unknown-channel' }) };
-      return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, urlOf: urlPathFromStoragePath }) };
+      return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, urlOf }) };
     }
     return null;
   }
@@ -118,6 +125,7 @@ export const notificationsFeature: Feature = {
       access: context.access,
       authenticate: context.authenticate,
       requireRead: context.config.notificationsAuth,
+      hosts: podHostsOf(context.config),
       log: context.log,
       now: context.now,
     });

@@ -13,6 +13,8 @@ export interface PodCreationDeps {
   tokenKey(): Promise<Uint8Array>;
   tokenTtlSeconds: number;
   readOnly: boolean;
+  /** The URL clients use for a local IRI (`/alice/#me`) seen from a request: the pod's host in subdomain mode. */
+  urlOf(localIri: string, seenFrom: URL): string;
   now(): number;
   log(line: string): void;
   /** Steps other features add around the creation (invite redemption, the quota record). */
@@ -100,8 +102,7 @@ export function podCreationHandler(deps: PodCreationDeps): (request: Request) =>
       throw new HttpProblem(405, 'This server is read-only (--read-only): no pods can be created.', { type: 'read-only', headers: { Allow: 'GET, HEAD, OPTIONS' } });
     }
     const { name, fields } = await readName(request);
-    const origin = new URL(request.url).origin;
-    const podUri = origin + urlPathFromStoragePath(podRootOf(name));
+    const podUri = deps.urlOf(urlPathFromStoragePath(podRootOf(name)), new URL(request.url));
     const webId = podUri + '#me';
     const create = async () => {
       await writePod(deps.storage, name, { name, webId, created: new Date(deps.now()).toISOString() }, deps.hooks?.profile?.(webId) ?? {});

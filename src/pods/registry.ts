@@ -1,4 +1,5 @@
 import type { StorageDriver } from '../storage/types.ts';
+import type { PodHosts } from './subdomains.ts';
 
 /** One record per pod, written last when a pod is created: its presence means the pod is complete. */
 export const POD_RECORDS = '/.server/pods/';
@@ -49,11 +50,16 @@ export async function readPodRecord(storage: StorageDriver, name: string): Promi
 /** The owners of pods, read from their records (written once, never changed) and kept once read. */
 export class PodOwners {
   readonly #storage: StorageDriver;
+  readonly #hosts: PodHosts | null;
   readonly #byRoot = new Map<string, string>();
 
-  /** `storage` must be the one pods are created and remembered with (see `rememberPodRoot`). */
-  constructor(storage: StorageDriver) {
+  /**
+   * `storage` must be the one pods are created and remembered with (see `rememberPodRoot`). With `hosts`
+   * (subdomain mode) a WebID's host names its pod, so `alice.<domain>/#me` is owner `/alice/#me`.
+   */
+  constructor(storage: StorageDriver, hosts: PodHosts | null = null) {
     this.#storage = storage;
+    this.#hosts = hosts;
   }
 
   /** URL path and fragment of the WebID owning the pod that holds `path` (`/alice/#me`); null outside named pods. */
@@ -65,7 +71,7 @@ export class PodOwners {
     const record = await readPodRecord(this.#storage, root.slice(1, -1));
     if (!record) return null;
     const webId = new URL(record.webId);
-    const owner = webId.pathname + webId.hash;
+    const owner = this.#hosts?.localize(webId, webId.origin) ?? webId.pathname + webId.hash;
     this.#byRoot.set(root, owner);
     return owner;
   }

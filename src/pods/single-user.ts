@@ -1,4 +1,5 @@
 import { mintToken } from '../auth/bearer.ts';
+import type { Config } from '../config/options.ts';
 import { ConfigError } from '../config/resolve.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -7,6 +8,7 @@ import { ROOT_ACL } from '../wac/root-acl.ts';
 import { podCreationHandler, type PodCreationDeps, type PodCreationHooks } from './create.ts';
 import { podFiles, profileJsonLd, type PodFile, type ProfileExtras } from './layout.ts';
 import { checkPodName } from './names.ts';
+import { publicUrlOf } from './subdomains.ts';
 import { readPodRecord, type PodRecord } from './registry.ts';
 
 /** The one pod of a `--single-user` server, as found or made at startup. */
@@ -144,10 +146,10 @@ export async function readRootPodRecord(storage: StorageDriver): Promise<PodReco
  * What a runtime prints at startup: where the pod is, and the owner's token on the start that created it.
  * `newToken` says how to get another one (`svc token ...`), null where there is no such way.
  */
-export function singleUserNotice(pod: SingleUserPod, serverUrl: string, newToken: string | null, fixedBaseUrl: boolean): string {
-  const origin = serverUrl.replace(/\/$/, '');
-  const carried = fixedBaseUrl ? '' : ' (WebIDs carry the origin each request comes to; --base-url sets one public origin)';
-  const where = `single-user pod: ${origin}${pod.podPath}\nWebID: ${origin}${pod.webIdPath}${carried}`;
+export function singleUserNotice(pod: SingleUserPod, serverUrl: string, newToken: string | null, config: Parameters<typeof publicUrlOf>[0] & Pick<Config, 'baseUrl'>): string {
+  const urlOf = (localIri: string) => publicUrlOf(config, localIri, new URL(serverUrl));
+  const carried = config.baseUrl ? '' : ' (WebIDs carry the origin each request comes to; --base-url sets one public origin)';
+  const where = `single-user pod: ${urlOf(pod.podPath)}\nWebID: ${urlOf(pod.webIdPath)}${carried}`;
   const another = newToken ? `; a new one: ${newToken}` : '';
   if (pod.token) return `${where}\nowner token (send it as "Authorization: Bearer <token>"${another}):\n${pod.token}`;
   return `${where}\nits owner token was printed at first start${another}`;

@@ -5,7 +5,7 @@ import { essenceOf } from '../storage/media-types.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import type { EffectiveAcl } from './acl-cache.ts';
 import type { Authorization } from './acl-document.ts';
-import { localBase, localizeIri, storagePathOfLocal } from './local-iri.ts';
+import { localBase, storagePathOfLocal } from './local-iri.ts';
 import type { AccessMode } from './modes.ts';
 import { ACL_AUTHENTICATED_AGENT, FOAF_AGENT, VCARD_HAS_MEMBER } from './vocab.ts';
 
@@ -17,19 +17,22 @@ export interface Subject {
   foreignOrigin: string | null;
 }
 
+/** An IRI in the comparable form of local-iri.ts, for the server a request came to. */
+export type Localize = (iri: string) => string;
+
 /** Reads group documents on this server once per evaluation. */
 export class GroupReader {
   readonly #storage: StorageDriver;
-  readonly #serverOrigin: string | undefined;
+  readonly #localize: Localize;
   readonly #documents = new Map<string, Promise<Quad[]>>();
 
-  constructor(storage: StorageDriver, serverOrigin: string | undefined) {
+  constructor(storage: StorageDriver, localize: Localize) {
     this.#storage = storage;
-    this.#serverOrigin = serverOrigin;
+    this.#localize = localize;
   }
 
   async hasMember(group: string, webId: string): Promise<boolean> {
-    const local = localizeIri(group, this.#serverOrigin);
+    const local = this.#localize(group);
     const path = storagePathOfLocal(local);
     if (path === null) return false;
     let quads = this.#documents.get(path);
@@ -39,8 +42,8 @@ export class GroupReader {
     }
     for (const quad of await quads) {
       if (quad.predicate.value !== VCARD_HAS_MEMBER) continue;
-      if (localizeIri(quad.subject.value, this.#serverOrigin) !== local) continue;
-      if (localizeIri(quad.object.value, this.#serverOrigin) === webId) return true;
+      if (this.#localize(quad.subject.value) !== local) continue;
+      if (this.#localize(quad.object.value) === webId) return true;
     }
     return false;
   }
@@ -61,17 +64,17 @@ export class GroupReader {
 }
 
 /** Does the authorization name the resource: accessTo when the ACL is its own, default when inherited? */
-function governs(authorization: Authorization, acl: EffectiveAcl, path: string, serverOrigin: string | undefined): boolean {
+function governs(authorization: Authorization, acl: EffectiveAcl, path: string, localize: Localize): boolean {
   const targets = acl.inherited ? authorization.default : authorization.accessTo;
   const wanted = acl.inherited ? acl.governedBy : path;
-  return targets.some((target) => storagePathOfLocal(localizeIri(target, serverOrigin)) === wanted);
+  return targets.some((target) => storagePathOfLocal(localize(target)) === wanted);
 }
 
-async function agentMatches(authorization: Authorization, subject: Subject, groups: GroupReader, serverOrigin: string | undefined): Promise<boolean> {
+async function agentMatches(authorization: Authorization, subject: Subject, groups: GroupReader, localize: Localize): Promise<boolean> {
   if (authorization.agentClasses.includes(FOAF_AGENT)) return true;
   if (subject.webId === null) return false;
   if (authorization.agentClasses.includes(ACL_AUTHENTICATED_AGENT)) return true;
-  if (authorization.agents.some((agent) => localizeIri(agent, serverOrigin) === subject.webId)) return true;
+  if (authorization.agents.some((agent) => localize(agent) === subject.webId)) return true;
   for (const group of authorization.agentGroups) {
     if (await groups.hasMember(group, subject.webId)) return true;
   }
@@ -83,10 +86,10 @@ async function agentMatches(authorization: Authorization, subject: Subject, grou
  * those origins. One naming agents grants to them; if it also names origins, a request from a foreign
  * origin must come from one of them. Authorizations without acl:origin do not restrict by origin.
  */
-async function applies(authorization: Authorization, subject: Subject, groups: GroupReader, serverOrigin: string | undefined): Promise<boolean> {
+async function applies(authorization: Authorization, subject: Subject, groups: GroupReader, localize: Localize): Promise<boolean> {
   const namesAgents = authorization.agents.length + authorization.agentClasses.length + authorization.agentGroups.length > 0;
   if (!namesAgents) return subject.foreignOrigin !== null && authorization.origins.includes(subject.foreignOrigin);
-  if (!(await agentMatches(authorization, subject, groups, serverOrigin))) return false;
+  if (!(await agentMatches(authorization, subject, groups, localize))) return false;
   return authorization.origins.length === 0 || subject.foreignOrigin === null || authorization.origins.includes(subject.foreignOrigin);
 }
 
@@ -96,14 +99,14 @@ export async function grantedModes(
   path: string,
   subject: Subject,
   groups: GroupReader,
-  serverOrigin: string | undefined,
+  localize: Localize,
 ): Promise<Set<AccessMode>> {
   const modes = new Set<AccessMode>();
   if (!acl) return modes;
   for (const authorization of acl.authorizations) {
     if (![...authorization.modes].some((mode) => !modes.has(mode))) continue;
-    if (!governs(authorization, acl, path, serverOrigin)) continue;
-    if (!(await applies(authorization, subject, groups, serverOrigin))) continue;
+    if (!governs(authorization, acl, path, localize)) continue;
+    if (!(await applies(authorization, subject, groups, localize))) continue;
     for (const mode of authorization.modes) modes.add(mode);
   }
   if (modes.has('write')) modes.add('append');

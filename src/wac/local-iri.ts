@@ -1,3 +1,4 @@
+import type { PodHosts } from '../pods/subdomains.ts';
 import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
 
 /**
@@ -13,9 +14,10 @@ export function localBase(path: string): string {
 
 /**
  * An IRI in comparable form: `/path#fragment` (URL-encoded) when it points at this server — written
- * relative, or absolute with the origin the request came to — otherwise the absolute IRI unchanged.
+ * relative, or absolute with the origin the request came to (in subdomain mode, any of the server's hosts
+ * with its scheme and port: `alice.<domain>/x` is `/alice/x`) — otherwise the absolute IRI unchanged.
  */
-export function localizeIri(iri: string, serverOrigin: string | undefined): string {
+export function localizeIri(iri: string, serverOrigin: string | undefined, hosts?: PodHosts | null): string {
   // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
   if (iri.startsWith('/')) return iri;
   let url: URL;
@@ -24,9 +26,9 @@ export function localizeIri(iri: string, serverOrigin: string | undefined): stri
   } catch {
     return iri;
   }
-  if (url.origin === LOCAL_ORIGIN || (serverOrigin !== undefined && url.origin === serverOrigin)) {
-    return url.pathname + url.hash;
-  }
+  if (url.origin === LOCAL_ORIGIN) return url.pathname + url.hash;
+  if (hosts && serverOrigin !== undefined) return hosts.localize(url, serverOrigin) ?? iri;
+  if (serverOrigin !== undefined && url.origin === serverOrigin) return url.pathname + url.hash;
   return iri;
 }
 

@@ -4,16 +4,22 @@ import { parentOf } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import type { AclCache } from './acl-cache.ts';
 import type { AccessControl, Caller } from './access-control.ts';
-import { GroupReader, grantedModes, type Subject } from './evaluate.ts';
+import type { PodHosts } from '../pods/subdomains.ts';
+import { GroupReader, grantedModes, type Localize, type Subject } from './evaluate.ts';
 import { localizeIri } from './local-iri.ts';
 import { ALL_MODES, type AccessMode, type AccessRequirement } from './modes.ts';
 
 /** URL path and fragment of the WebID owning the pod that holds a path (`/alice/#me`), null outside pods. */
 export type PodOwnerLookup = (path: string) => Promise<string | null>;
 
-function subjectOf(caller: Caller): Subject {
+/** IRIs in comparable form for a caller's request: the origin it came to, and in subdomain mode every host of the server. */
+function localizerFor(caller: Caller, hosts: PodHosts | null): Localize {
+  return (iri) => localizeIri(iri, caller.serverOrigin, hosts);
+}
+
+function subjectOf(caller: Caller, localize: Localize): Subject {
   return {
-    webId: caller.webId === null ? null : localizeIri(caller.webId, caller.serverOrigin),
+    webId: caller.webId === null ? null : localize(caller.webId),
     foreignOrigin: caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : null,
   };
 }
@@ -60,6 +66,7 @@ export class WebAccessControl implements AccessControl {
   readonly #cache: AclCache;
   readonly #storage: StorageDriver;
   readonly #podOwnerOf: PodOwnerLookup;
+  readonly #hosts: PodHosts | null;
   /**
    * Modes already worked out for a request (its Caller object), by agent and path: a GET asks for the same
    * ones up to three times (the check, then WAC-Allow for the user and the public). A write to any ACL in
@@ -68,37 +75,41 @@ export class WebAccessControl implements AccessControl {
   readonly #perRequest = new WeakMap<Caller, Map<string, { generation: number; modes: Promise<Set<AccessMode>> }>>();
 
   /** `cache` reads through `storage`; whoever writes ACL documents must invalidate it (see acl-storage.ts). */
-  constructor(storage: StorageDriver, cache: AclCache, podOwnerOf: PodOwnerLookup) {
+  /** `hosts`: in subdomain mode, so that IRIs on every pod's host count as this server's. */
+  constructor(storage: StorageDriver, cache: AclCache, podOwnerOf: PodOwnerLookup, hosts: PodHosts | null = null) {
     this.#storage = storage;
     this.#cache = cache;
     this.#podOwnerOf = podOwnerOf;
+    this.#hosts = hosts;
   }
 
   async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
-    const subject = subjectOf(caller);
-    const groups = new GroupReader(this.#storage, caller.serverOrigin);
+    const localize = localizerFor(caller, this.#hosts);
+    const subject = subjectOf(caller, localize);
+    const groups = new GroupReader(this.#storage, localize);
     for (const requirement of withoutAuxiliaryParents(requirements)) {
-      const modes = await this.#remembered(caller, requirement.path, subject, groups);
+      const modes = await this.#remembered(caller, requirement.path, subject, groups, localize);
       if (!requirement.anyOf.some((mode) => modes.has(mode))) throw denied(caller, requirement);
     }
   }
 
   async allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }> {
-    const subject = subjectOf(caller);
-    const groups = new GroupReader(this.#storage, caller.serverOrigin);
-    const user = await this.#remembered(caller, path, subject, groups);
-    const anyone = subject.webId === null ? user : await this.#remembered(caller, path, { ...subject, webId: null }, groups);
+    const localize = localizerFor(caller, this.#hosts);
+    const subject = subjectOf(caller, localize);
+    const groups = new GroupReader(this.#storage, localize);
+    const user = await this.#remembered(caller, path, subject, groups, localize);
+    const anyone = subject.webId === null ? user : await this.#remembered(caller, path, { ...subject, webId: null }, groups, localize);
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
   }
 
-  #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader): Promise<Set<AccessMode>> {
+  #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
     let known = this.#perRequest.get(caller);
     if (!known) this.#perRequest.set(caller, (known = new Map()));
     const key = `${subject.webId ?? ''}\n${path}`;
     const generation = this.#cache.generation;
     const entry = known.get(key);
     if (entry && entry.generation === generation) return entry.modes;
-    const modes = this.#modes(path, subject, groups, caller.serverOrigin);
+    const modes = this.#modes(path, subject, groups, localize);
     known.set(key, { generation, modes });
     return modes;
   }
@@ -107,9 +118,9 @@ export class WebAccessControl implements AccessControl {
    * Modes on a path; on an ACL document every mode comes from Control over the resource it governs. A pod's
    * owner always has Control in the pod, so no ACL they write can lock them out of fixing it.
    */
-  async #modes(path: string, subject: Subject, groups: GroupReader, serverOrigin: string | undefined): Promise<Set<AccessMode>> {
+  async #modes(path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
     const governed = isAclPath(path) ? subjectOfAcl(path) : path;
-    const modes = await grantedModes(await this.#cache.effectiveAcl(governed), governed, subject, groups, serverOrigin);
+    const modes = await grantedModes(await this.#cache.effectiveAcl(governed), governed, subject, groups, localize);
     if (subject.webId !== null && !modes.has('control') && (await this.#podOwnerOf(governed)) === subject.webId) modes.add('control');
     if (isAclPath(path)) return modes.has('control') ? new Set(ALL_MODES) : new Set();
     return modes;

@@ -2,6 +2,7 @@ import type { Config } from '../config/options.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { POD_NAME } from '../pods/names.ts';
 import { readPodRecord } from '../pods/registry.ts';
+import { podHostsOf, publicUrlOf } from '../pods/subdomains.ts';
 import { readRootPodRecord, ROOT_POD_WEBID_PATH } from '../pods/single-user.ts';
 import type { StorageDriver } from '../storage/types.ts';
 
@@ -46,7 +47,8 @@ export async function findAccount(storage: StorageDriver, config: Config, user: 
     return (await readRootPodRecord(storage)) ? { user, podPath: '/', webId: origin + ROOT_POD_WEBID_PATH, origin } : null;
   }
   if (!POD_NAME.test(user)) return null;
-  return (await readPodRecord(storage, user)) ? { user, podPath: `/${user}/`, webId: `${origin}/${user}/#me`, origin } : null;
+  const webId = publicUrlOf(config, `/${user}/#me`, new URL(origin));
+  return (await readPodRecord(storage, user)) ? { user, podPath: `/${user}/`, webId, origin } : null;
 }
 
 function malformed(detail: string): HttpProblem {
@@ -67,9 +69,12 @@ function userOf(resource: string, url: URL, config: Config): string | null {
   } catch {
     throw malformed(`The resource ${resource} is neither an acct: URI nor an absolute URL.`);
   }
-  if (iri.origin !== url.origin) return null;
-  if (iri.pathname + iri.hash === ROOT_POD_WEBID_PATH || iri.pathname === '/') return rootPodUser(config);
-  return /^\/([^/]+)\/$/.exec(iri.pathname)?.[1] ?? null;
+  // In subdomain mode a pod's WebID and root are on the pod's host.
+  const local = podHostsOf(config) ? podHostsOf(config)!.localize(iri, url.origin) : iri.origin === url.origin ? iri.pathname + iri.hash : null;
+  if (local === null) return null;
+  const path = local.replace(/#.*$/, '');
+  if (local === ROOT_POD_WEBID_PATH || path === '/') return rootPodUser(config);
+  return /^\/([^/]+)\/$/.exec(path)?.[1] ?? null;
 }
 
 /**

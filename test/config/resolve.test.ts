@@ -84,7 +84,10 @@ describe('startupNotices', () => {
     expect(notice({}, '127.0.0.1')).toBe('');
     expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({})).toBe('');
-    expect(notice({ subdomains: true }, '::1')).toContain('--subdomains');
+    const unbuilt = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
+    if (unbuilt) expect(notice({ [unbuilt.key]: true }, '::1')).toContain(`--${unbuilt.flag}`);
+    // Subdomain mode answers only to its base domain and its pods' hosts.
+    expect(notice({ subdomains: true, baseDomain: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({ git: true }, '::1')).toBe('');
     expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toMatch(/login .*--rate-limit-login[\s\S]*registration .*--rate-limit-register/);
   });

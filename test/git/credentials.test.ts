@@ -28,7 +28,7 @@ describe('git credentials', () => {
 
   it('gives the authenticator a request with the mapped header and the same URL and method', () => {
     const original = new Request('http://pod.test/a/repo/git-receive-pack', { method: 'POST', headers: { authorization: basic('git:tok') }, body: 'pack' });
-    const seen = withGitCredentials(original, PUSH);
+    const seen = withGitCredentials(original, PUSH, 'http://pod.test/a/repo/');
     expect(seen.headers.get('authorization')).toBe('Bearer tok');
     expect(seen.url).toBe(original.url);
     expect(seen.method).toBe('POST');

@@ -92,5 +92,7 @@ describe('clientBaseUrl', () => {
     expect(clientBaseUrl(config({}), 'http://[::]:3000/')).toBe('http://localhost:3000/');
     expect(clientBaseUrl(config({}), 'https://127.0.0.1:4443/')).toBe('https://127.0.0.1:4443/');
     expect(clientBaseUrl(config({ baseUrl: PUBLIC }), 'http://127.0.0.1:3000/')).toBe(`${PUBLIC}/`);
+    // Subdomain mode: the base domain, where pods are created, on the port bound.
+    expect(clientBaseUrl(config({ subdomains: true, baseDomain: 'localhost' }), 'http://127.0.0.1:3000/')).toBe('http://localhost:3000/');
   });
 });

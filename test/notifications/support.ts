@@ -1,3 +1,4 @@
+import type { ClientRequestArgs } from 'node:http';
 import { vi } from 'vitest';
 import WebSocket from 'ws';
 import type { SocketHandlers, SocketLike } from '../../src/notifications/socket.ts';
@@ -42,8 +43,9 @@ export class Inbox {
   readonly opened: Promise<void>;
   readonly closed: Promise<{ code: number; reason: string }>;
 
-  constructor(url: string, protocols?: string | string[], headers?: Record<string, string>) {
-    this.socket = new WebSocket(url, protocols, { headers });
+  /** `options` go to the client as they are (a `lookup` for host names the system resolver does not know). */
+  constructor(url: string, protocols?: string | string[], headers?: Record<string, string>, options: WebSocket.ClientOptions & Pick<ClientRequestArgs, 'lookup'> = {}) {
+    this.socket = new WebSocket(url, protocols, { ...options, headers });
     this.socket.on('message', (data) => {
       this.#messages.push(data.toString());
       for (const wake of this.#waiters.splice(0)) wake();

@@ -30,6 +30,17 @@ export async function startNode(node: string = process.execPath): Promise<Runnin
   return startProcess(node, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...PORTABLE_OPTIONS }, SVC_LISTENING, root);
 }
 
+/**
+ * `svc start` in subdomain mode on base domain `localhost`: pods answer at `<name>.localhost:<port>`, and the
+ * base URL is `http://localhost:<port>` (the suite reaches those names with test/support/localhost-hosts.ts).
+ */
+export async function startNodeSubdomains(): Promise<RunningTarget> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-subdomains-'));
+  const env = { ...PORTABLE_OPTIONS, SVC_SUBDOMAINS: 'true', SVC_BASE_DOMAIN: 'localhost' };
+  const target = await startProcess(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], env, SVC_LISTENING, root);
+  return { ...target, base: target.base.replace('//127.0.0.1:', '//localhost:') };
+}
+
 /** The other Node versions in .runtimes/: the LTS lines, and one below svc's floor. */
 export type NodeLine = 'node22' | 'node24' | 'node-below-floor';
 

@@ -33,6 +33,18 @@ interface Pod {
   token: string;
 }
 
+/**
+ * How the suite addresses pods: path mode (`<base>/alice/x`), or subdomain mode (`alice.<host>/x`, the
+ * server started with --subdomains --base-domain and its base URL on that domain).
+ */
+export interface PortableMode {
+  /** The URL of a path as path mode writes it (`/alice/x`, `/.pods`). */
+  urlOf(base: string, path: string): string;
+  fetch: typeof fetch;
+}
+
+export const PATH_MODE: PortableMode = { urlOf: (base, path) => base + path, fetch: (input, init) => fetch(input, init) };
+
 const TURTLE = 'text/turtle';
 const JSON_LD = 'application/ld+json';
 const PROBLEM = 'application/problem+json';
@@ -40,18 +52,21 @@ const SCHEMA_NAME = 'http://schema.org/name';
 const ACL_PREFIXES = '@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n';
 
 /** Registers the suite for one runtime; `start` launches it, and it is stopped after the last test. */
-export function describePortable(runtime: string, start: () => Promise<RunningTarget>): void {
+export function describePortable(runtime: string, start: () => Promise<RunningTarget>, mode: PortableMode = PATH_MODE): void {
   describe(`portable suite on ${runtime}`, () => {
     let target: RunningTarget;
     let base = '';
     let alice: Pod;
     let bob: Pod;
+    const fetch = mode.fetch;
+    /** The URL of a path-mode path (`/alice/x`) in the mode under test. */
+    const at = (path: string) => mode.urlOf(base, path);
 
-    /** A request as a pod owner (with their bearer token) or anonymously (null). */
+    /** A request as a pod owner (with their bearer token) or anonymously (null), to a path-mode path or a URL. */
     const call = (who: Pod | null, path: string, init: RequestInit = {}) => {
       const headers = new Headers(init.headers);
       if (who) headers.set('authorization', `Bearer ${who.token}`);
-      return fetch(base + path, { ...init, headers });
+      return fetch(path.startsWith('/') ? at(path) : path, { ...init, headers });
     };
     const putText = (who: Pod | null, path: string, body: string, headers: Record<string, string> = {}) =>
       call(who, path, { method: 'PUT', headers: { 'content-type': 'text/plain', ...headers }, body });
@@ -90,7 +105,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
 
     describe('pods and tokens', () => {
       it('creates a pod with a WebID under the server and a token for its owner', () => {
-        expect(alice).toMatchObject({ name: 'alice', webId: `${base}/alice/#me`, podUri: `${base}/alice/` });
+        expect(alice).toMatchObject({ name: 'alice', webId: `${at('/alice/')}#me`, podUri: at('/alice/') });
         expect(alice.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
       });
 
@@ -137,7 +152,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect({ token_type, webid }).toEqual({ token_type: 'DPoP', webid: alice.webId });
         expect(JSON.parse(atob(access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))).cnf).toEqual({ jkt: await calculateJwkThumbprint(jwk) });
         expect((await putText(alice, '/alice/private/dpop.txt', 'read with DPoP')).status).toBe(201);
-        const url = `${base}/alice/private/dpop.txt`;
+        const url = at('/alice/private/dpop.txt');
         const read = await fetch(url, { headers: { authorization: `DPoP ${access_token}`, dpop: await proof('GET', url) } });
         expect(await read.text()).toBe('read with DPoP');
         expect(read.status).toBe(200);
@@ -190,7 +205,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(posted.status).toBe(201);
         await expectProblem(await call(bob, '/alice/inbox/'), 403);
         const location = new URL(posted.headers.get('location')!);
-        expect(await (await call(alice, location.pathname)).text()).toBe('hi alice');
+        expect(await (await call(alice, location.href)).text()).toBe('hi alice');
       });
 
       it('follows an ACL the owner writes: a grant to another WebID allows exactly that mode', async () => {
@@ -211,7 +226,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
       it('PUT creates (201) and replaces (204); GET returns the body and content type', async () => {
         const created = await putText(alice, '/alice/private/m/put.txt', 'first');
         expect(created.status).toBe(201);
-        expect(created.headers.get('location')).toBe(`${base}/alice/private/m/put.txt`);
+        expect(created.headers.get('location')).toBe(at('/alice/private/m/put.txt'));
         expect((await putText(alice, '/alice/private/m/put.txt', 'second')).status).toBe(204);
         const read = await call(alice, '/alice/private/m/put.txt');
         expect(read.headers.get('content-type')).toBe('text/plain');
@@ -225,10 +240,10 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         const doc = { '@id': '#it', [SCHEMA_NAME]: 'Posted' };
         const posted = await call(alice, '/alice/private/m/', { method: 'POST', headers: { 'content-type': JSON_LD, slug: 'posted' }, body: JSON.stringify(doc) });
         expect(posted.status).toBe(201);
-        expect(posted.headers.get('location')).toBe(`${base}/alice/private/m/posted`);
+        expect(posted.headers.get('location')).toBe(at('/alice/private/m/posted'));
         const again = await call(alice, '/alice/private/m/', { method: 'POST', headers: { 'content-type': 'text/plain', slug: 'posted' }, body: 'second' });
         expect(again.status).toBe(201);
-        expect(again.headers.get('location')).not.toBe(`${base}/alice/private/m/posted`);
+        expect(again.headers.get('location')).not.toBe(at('/alice/private/m/posted'));
         const read = await call(alice, '/alice/private/m/posted', { headers: { accept: JSON_LD } });
         expect(JSON.stringify(await read.json())).toContain('Posted');
       });
@@ -247,7 +262,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect((await call(alice, '/alice/private/m/doc.ttl', { method: 'PATCH', headers: { 'content-type': 'application/sparql-update' }, body: sparql })).status).toBe(204);
         const turtle = await (await call(alice, '/alice/private/m/doc.ttl', { headers: { accept: 'application/n-triples' } })).text();
         const triples = turtle.trim().split('\n').sort();
-        const me = `<${base}/alice/private/m/doc.ttl#a>`;
+        const me = `<${at('/alice/private/m/doc.ttl')}#a>`;
         expect(triples).toEqual([`${me} <http://example.org/age> "31"^^<http://www.w3.org/2001/XMLSchema#integer> .`, `${me} <http://example.org/likes> "tea" .`, `${me} <http://example.org/name> "Alice" .`].sort());
         await expectProblem(await call(alice, '/alice/private/m/doc.ttl', { method: 'PATCH', headers: { 'content-type': 'application/sparql-update' }, body: 'INSERT DATA { <#a> ' }), 400);
         await expectProblem(await call(bob, '/alice/private/m/doc.ttl', { method: 'PATCH', headers: { 'content-type': 'application/sparql-update' }, body: sparql }), 403);
@@ -260,7 +275,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(await (await call(alice, '/alice/private/m/page.html', { headers: { accept: 'text/html' } })).text()).toBe(page);
         const graph = await call(alice, '/alice/private/m/page.html', { headers: { accept: 'application/n-triples' } });
         expect(graph.headers.get('content-type')).toContain('application/n-triples');
-        const me = `<${base}/alice/private/m/page.html#me>`;
+        const me = `<${at('/alice/private/m/page.html')}#me>`;
         expect((await graph.text()).trim().split('\n').sort()).toEqual([`${me} <${SCHEMA_NAME}> "Alice" .`, `${me} <http://xmlns.com/foaf/0.1/nick> "ali" .`]);
       });
 
@@ -338,7 +353,7 @@ export function describePortable(runtime: string, start: () => Promise<RunningTa
         expect(turtle).not.toContain('b.txt');
 
         const asJsonLd = JSON.stringify(await (await call(null, '/alice/public/list/', { headers: { accept: JSON_LD } })).json());
-        expect(asJsonLd).toContain(`${base}/alice/public/list/a.txt`);
+        expect(asJsonLd).toContain(at('/alice/public/list/a.txt'));
 
         expect((await call(null, '/alice/public/list/', { headers: { accept: TURTLE, 'if-none-match': etag } })).status).toBe(304);
         expect((await putText(alice, '/alice/public/list/c.txt', 'c')).status).toBe(201);

@@ -59,6 +59,18 @@ describe('WebFinger', () => {
     }
   });
 
+  it("names a pod's WebID on the pod's host in subdomain mode, and finds the user by it", async () => {
+    const test = makeApp({ subdomains: true, baseDomain: 'pods.test' });
+    const created = await test.app.fetch(new Request('http://pods.test/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) }));
+    expect(created.status).toBe(201);
+    for (const resource of ['acct:alice@pods.test', 'http://alice.pods.test/#me', 'http://alice.pods.test/']) {
+      const response = await test.app.fetch(new Request(`http://pods.test${finger(resource)}`));
+      expect(response.status, resource).toBe(200);
+      expect(((await response.json()) as { aliases: string[] }).aliases).toEqual(['http://alice.pods.test/#me', 'http://alice.pods.test/']);
+    }
+    expect((await test.app.fetch(new Request(`http://pods.test${finger('http://carol.pods.test/#me')}`))).status).toBe(404);
+  });
+
   it('filters links by rel', async () => {
     const test = await appWithPod();
     const response = await test.request(`${finger(`acct:alice@${HOST}`)}&rel=self`);
