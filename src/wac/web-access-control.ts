@@ -89,7 +89,7 @@ export class WebAccessControl implements AccessControl {
     for (const requirement of withoutAuxiliaryParents(requirements)) {
       const granted = await this.#remembered(caller, requirement.path, subject, groups);
       if (!requirement.anyOf.some((mode) => granted.has(mode))) throw denied(caller, requirement);
-      if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, granted).has(mode))) {
+      if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, requirement.path, granted).has(mode))) {
         // A token limited by its scopes still leaves its app what anyone may do.
         const anyone = await this.#remembered(caller, requirement.path, { ...subject, webId: null }, groups);
         if (!requirement.anyOf.some((mode) => anyone.has(mode))) throw outsideScopes(caller, requirement);
@@ -102,7 +102,7 @@ export class WebAccessControl implements AccessControl {
     const groups = new GroupReader(this.#storage, caller.serverOrigin);
     const granted = await this.#remembered(caller, path, subject, groups);
     const anyone = subject.webId === null ? granted : await this.#remembered(caller, path, { ...subject, webId: null }, groups);
-    const user = caller.scopes ? new Set([...withinScopes(caller, granted), ...anyone]) : granted;
+    const user = caller.scopes ? new Set([...withinScopes(caller, path, granted), ...anyone]) : granted;
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
   }
 
