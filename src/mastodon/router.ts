@@ -10,6 +10,7 @@ import type { AccountStore } from '../idp/accounts.ts';
 import { POD_NAME } from '../pods/names.ts';
 import { POD_RECORDS, readPodRecord } from '../pods/registry.ts';
 import type { AppStore } from '../oauth/apps.ts';
+import { jsonErrors } from '../oauth/json-errors.ts';
 import { readParameters } from '../oauth/parameters.ts';
 import type { TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -55,6 +56,7 @@ async function instanceFacts(mastodon: MastodonContext, request: Request): Promi
 
 export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
   return (app) => {
+    app.use('/api/*', jsonErrors);
     app.post('/api/v1/apps', async (c) => {
       const { app: registered, secret } = await mastodon.apps.register(await readParameters(c.req.raw));
       return json(applicationEntity(registered, secret));

@@ -12,12 +12,14 @@ import { AppStore } from './apps.ts';
 import { showAppConsent, startAuthorization, submitAppConsent } from './authorize.ts';
 import type { OAuthContext } from './context.ts';
 import { AUTHORIZE_PATH, CONSENT_PATH, REVOKE_PATH, TOKEN_PATH } from './paths.ts';
+import { jsonErrors } from './json-errors.ts';
 import { handleAppToken, handleRevoke } from './token.ts';
 import { TokenStore } from './tokens.ts';
 import { appTokenVerifier } from './verifier.ts';
 
 function routes(oauth: OAuthContext): (app: Hono) => void {
   return (app) => {
+    app.use('/oauth/*', jsonErrors);
     app.get(AUTHORIZE_PATH, (c) => startAuthorization(oauth, c.req.raw));
     app.post(AUTHORIZE_PATH, (c) => startAuthorization(oauth, c.req.raw));
     // Registered before the identity provider's routes, whose /idp/* ends in a 404.

@@ -21,7 +21,7 @@ describe('Mastodon API without ActivityPub', () => {
     for (const body of [{ redirect_uris: OOB }, { client_name: 'x', redirect_uris: 'javascript:alert(1)' }, { client_name: 'x', redirect_uris: 'https://a.example/#frag' }, { client_name: 'x', redirect_uris: 42 }, { client_name: 'x' }]) {
       const response = await app.request('/api/v1/apps', json(body));
       expect(response.status).toBe(422);
-      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(response.headers.get('content-type')).toBe('application/json');
       expect((await response.json()).error).toMatch(/^Validation failed/);
     }
     const scopes = await app.request('/api/v1/apps', json({ client_name: 'x', redirect_uris: OOB, scopes: 'read everything' }));

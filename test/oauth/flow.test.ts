@@ -32,7 +32,8 @@ describe('OAuth 2.0 for third-party apps: authorization code', () => {
 
     const wrongVerifier = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: 'x'.repeat(43) }, auth);
     expect(wrongVerifier.status).toBe(400);
-    expect(wrongVerifier.headers.get('content-type')).toBe('application/problem+json');
+    // RFC 6749 §5.2: application/json, with the problem members too; problem+json for a client that asks for it.
+    expect(wrongVerifier.headers.get('content-type')).toBe('application/json');
     expect(await wrongVerifier.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('code_verifier') });
     // The failed attempt used the code up: a code works once, even after a wrong verifier.
     const again = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
@@ -69,8 +70,9 @@ describe('OAuth 2.0 for third-party apps: authorization code', () => {
     expect(wrongSecret.headers.get('www-authenticate')).toBe('Basic');
     expect((await wrongSecret.json()).error).toBe('invalid_client');
 
-    const unknownGrant = await tokenRequest(app, { grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret });
-    expect((await unknownGrant.json()).error).toBe('unsupported_grant_type');
+    const unknownGrant = await tokenRequest(app, { grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret }, { accept: 'application/problem+json' });
+    expect(unknownGrant.headers.get('content-type')).toBe('application/problem+json');
+    expect(await unknownGrant.json()).toMatchObject({ type: 'urn:svc:problem:oauth-unsupported_grant_type', status: 400, error: 'unsupported_grant_type' });
   });
 
   it('never redirects to an unregistered redirect URI or for an unknown app; other errors go back to the app', async () => {

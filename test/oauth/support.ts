@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
 import type { TestApp } from '../support/app.ts';
+
+/** An app in this process or a real server: anything that answers a path. */
+type Server = Pick<TestApp, 'request'>;
 import { cookiesFrom, form, hiddenField, json, PASSWORD } from '../idp/support.ts';
 
 export const REDIRECT = 'https://app.example/callback';
@@ -11,7 +14,7 @@ export interface RegisteredApp {
 }
 
 /** `POST /api/v1/apps` as a Mastodon client sends it. */
-export async function registerApp(app: TestApp, fields: Record<string, unknown> = {}): Promise<RegisteredApp> {
+export async function registerApp(app: Server, fields: Record<string, unknown> = {}): Promise<RegisteredApp> {
   const response = await app.request('/api/v1/apps', json({ client_name: 'Test App', redirect_uris: `${REDIRECT}\n${OOB}`, scopes: 'read write follow', website: 'https://app.example', ...fields }));
   expect(response.status).toBe(200);
   return response.json();
@@ -21,7 +24,7 @@ export async function registerApp(app: TestApp, fields: Record<string, unknown> 
  * Walks `/oauth/authorize` as a browser would: the redirect to the pages under /idp/, the login form (the
  * identity provider's), back to the consent page, and Allow (or Deny). Answers the last response.
  */
-export async function authorize(app: TestApp, query: Record<string, string>, options: { decision?: string; password?: string } = {}): Promise<Response> {
+export async function authorize(app: Server, query: Record<string, string>, options: { decision?: string; password?: string } = {}): Promise<Response> {
   const start = await app.request(`/oauth/authorize?${new URLSearchParams(query)}`, { headers: { accept: 'text/html' } });
   expect(start.status).toBe(303);
   const pagesUrl = start.headers.get('location')!;
@@ -44,7 +47,7 @@ export async function authorize(app: TestApp, query: Record<string, string>, opt
 }
 
 /** The code of an allowed out-of-band authorization (shown on the page). */
-export async function outOfBandCode(app: TestApp, client: RegisteredApp, extra: Record<string, string> = {}): Promise<string> {
+export async function outOfBandCode(app: Server, client: RegisteredApp, extra: Record<string, string> = {}): Promise<string> {
   const answer = await authorize(app, { client_id: client.client_id, redirect_uri: OOB, response_type: 'code', scope: 'read write', ...extra });
   expect(answer.status).toBe(200);
   const code = /<code id="code">([^<]+)<\/code>/.exec(await answer.text())?.[1];
@@ -54,7 +57,7 @@ export async function outOfBandCode(app: TestApp, client: RegisteredApp, extra: 
 
 export const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
 
-export async function tokenRequest(app: TestApp, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+export async function tokenRequest(app: Server, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
   return app.request('/oauth/token', form(fields, headers));
 }
 
