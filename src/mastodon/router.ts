@@ -9,6 +9,7 @@ import { SVC_VERSION } from '../http/outbound-fetch.ts';
 import type { AccountStore } from '../idp/accounts.ts';
 import { POD_NAME } from '../pods/names.ts';
 import { POD_RECORDS, readPodRecord } from '../pods/registry.ts';
+import { readRootPodRecord, ROOT_POD_WEBID_PATH } from '../pods/single-user.ts';
 import type { AppStore } from '../oauth/apps.ts';
 import { jsonErrors } from '../oauth/json-errors.ts';
 import { readParameters } from '../oauth/parameters.ts';
@@ -27,8 +28,17 @@ export interface MastodonContext {
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
 
+/** The name of the pod at the root of a single-user server (`--single-user-name ""`): `--ap-username`, as WebFinger has it. */
+function rootPodName(config: Config): string | null {
+  return config.singleUser && config.singleUserName === '' ? config.apUsername : null;
+}
+
 /** The account of a pod, by its name; null when there is no such pod. */
 async function podAccount(mastodon: MastodonContext, name: string, origin: string): Promise<PodAccount | null> {
+  if (name === rootPodName(mastodon.config)) {
+    const root = await readRootPodRecord(mastodon.storage);
+    return root ? { name, webId: origin + ROOT_POD_WEBID_PATH, podUri: `${origin}/`, created: root.created } : null;
+  }
   if (!POD_NAME.test(name)) return null;
   const record = await readPodRecord(mastodon.storage, name);
   if (!record) return null;
@@ -36,8 +46,8 @@ async function podAccount(mastodon: MastodonContext, name: string, origin: strin
 }
 
 async function userCount(storage: StorageDriver): Promise<number> {
-  if (!(await storage.head(POD_RECORDS))) return 0;
-  let count = 0;
+  let count = (await readRootPodRecord(storage)) ? 1 : 0;
+  if (!(await storage.head(POD_RECORDS))) return count;
   for await (const member of storage.list(POD_RECORDS)) if (member.path.endsWith('.json')) count++;
   return count;
 }
@@ -73,7 +83,7 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       requireScope(record, ['read', 'read:accounts', 'profile']);
       const account = await mastodon.accounts.get(userOf(record));
       const origin = new URL(c.req.url).origin;
-      const pod = account ? await podAccount(mastodon, account.podName, origin) : null;
+      const pod = account ? await podAccount(mastodon, account.podName || (rootPodName(mastodon.config) ?? ''), origin) : null;
       if (!pod) throw mastodonError(401, 'The access token is invalid');
       return json(credentialAccountEntity(pod));
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { form, idpApp, json } from '../idp/support.ts';
+import { form, idpApp, json, PASSWORD } from '../idp/support.ts';
+import { BASE, makeApp } from '../support/app.ts';
 import { bearer, OOB, outOfBandCode, registerApp, tokenRequest } from '../oauth/support.ts';
 
 describe('Mastodon API without ActivityPub', () => {
@@ -67,5 +68,18 @@ describe('Mastodon API without ActivityPub', () => {
     expect(outside.status).toBe(403);
     expect((await outside.json()).error).toBe('This action is outside the authorized scopes');
     expect((await app.request('/api/v1/statuses', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('the pod at the root of a single-user server is the account named by --ap-username', async () => {
+    const app = makeApp({ idp: true, singleUser: true, singleUserName: '', apUsername: 'bob' });
+    const { token } = await app.app.singleUserPod!();
+    const owner = await app.request('/idp/register', json({ email: 'alice@example.org', password: PASSWORD }, { authorization: `Bearer ${token}` }));
+    expect(owner.status).toBe(201);
+    expect(await (await app.request('/api/v1/accounts/bob')).json()).toMatchObject({ id: 'bob', url: `${BASE}/`, uri: `${BASE}/profile/card#me` });
+    expect((await (await app.request('/api/v1/instance')).json()).stats.user_count).toBe(1);
+    const client = await registerApp(app);
+    const code = await outOfBandCode(app, client, { scope: 'read' });
+    const { access_token } = await (await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: OOB, client_id: client.client_id, client_secret: client.client_secret })).json();
+    expect(await (await app.request('/api/v1/accounts/verify_credentials', bearer(access_token))).json()).toMatchObject({ id: 'bob', username: 'bob' });
   });
 });
