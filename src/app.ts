@@ -21,6 +21,8 @@ import { rateLimiter } from './limits/rate-limit.ts';
 import { remoteStorageFeature } from './remotestorage/feature.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
+import { oauthFeature } from './oauth/feature.ts';
+import { mastodonFeature } from './mastodon/feature.ts';
 import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
@@ -35,9 +37,10 @@ import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
  * The optional features, in the order their routes are registered (see docs/architecture.md). Live reload
- * comes before the data browser, so its script also goes into the data browser's wrapper pages.
+ * comes before the data browser, so its script also goes into the data browser's wrapper pages. OAuth comes
+ * before the identity provider, whose /idp/* ends in a 404, since its consent page is under /idp/ too.
  */
-const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, oauthFeature, mastodonFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;

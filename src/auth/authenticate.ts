@@ -60,7 +60,7 @@ export function authenticatorFrom(verifiers: readonly CredentialVerifier[], conn
       if ('webId' in verdict) return verdict.scopes ? { ...caller, webId: verdict.webId, scopes: verdict.scopes } : { ...caller, webId: verdict.webId };
       return { ...caller, credentialError: verdict.error, credentialChallenge: { scheme: verifier.scheme, code: verdict.code ?? 'invalid_token' } };
     }
-    return { ...caller, credentialError: `the ${scheme} credentials were not issued by any issuer this server accepts` };
+    return { ...caller, credentialError: `the ${scheme} credentials are malformed, unknown, revoked or not issued by any issuer this server accepts` };
   };
 
   async function fromConnection(request: Request, caller: Caller): Promise<Caller> {

@@ -41,13 +41,16 @@ function localWebId(claimed: string, requestUrl: URL, hosts: PodHosts | null): s
   return hosts.publicUrlOf(hosts.localize(url, url.origin) ?? url.pathname + url.hash, requestUrl);
 }
 
-/** A well-formed JWT naming another issuer: another verifier's to judge (the identity provider's, say). */
+/**
+ * A token that is no JWT (an OAuth app's opaque token) or a JWT naming another issuer: another verifier's to
+ * judge (the identity provider's, the OAuth token store's).
+ */
 async function issuedElsewhere(token: string): Promise<boolean> {
   const { decodeJwt } = await jose();
   try {
     return decodeJwt(token).iss !== ISSUER;
   } catch {
-    return false;
+    return true;
   }
 }
 

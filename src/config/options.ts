@@ -33,7 +33,7 @@ export const OPTIONS = [
   { key: 'conneg', flag: 'conneg', kind: 'boolean', default: false, help: 'enable Turtle (and N-Triples) content negotiation' },
   { key: 'notifications', flag: 'notifications', kind: 'boolean', default: false, help: 'enable WebSocket change notifications (solid-0.1 and WebSocketChannel2023)' },
   { key: 'notificationsAuth', flag: 'notifications-auth', kind: 'boolean', default: false, help: 'solid-0.1 subscriptions need WAC Read (bearer token on the upgrade request)' },
-  { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider (accounts, login at /idp/auth; see docs/identity.md)' },
+  { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider (accounts, login at /idp/auth; see docs/identity.md), with OAuth for third-party apps and the Mastodon API (docs/mastodon-api.md)' },
   { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP, an origin such as https://pods.example (default: the origin each request comes to)' },
   { key: 'subdomains', flag: 'subdomains', kind: 'boolean', default: false, help: 'serve pod <name> at <name>.<base-domain>/ (needs --base-domain and a wildcard DNS record; see docs/subdomains.md)' },
   { key: 'baseDomain', flag: 'base-domain', kind: 'string', arg: '<domain>', default: undefined, help: 'base domain for subdomain mode: pods are created there (POST /.pods), other hosts get 404' },

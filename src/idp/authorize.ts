@@ -29,6 +29,22 @@ export function requestFields(source: Record<string, string>): Record<string, st
   return fields;
 }
 
+/** A page of this identity provider that sent the browser to log in (the OAuth consent of src/oauth/): a path under /idp/, never another site. */
+function continuation(next: string | undefined): string | undefined {
+  return next && next.startsWith('/idp/') && !/[\\\s]/.test(next) ? next : undefined;
+}
+
+/**
+ * Where the browser goes after logging in (password, passkey or Nostr): back to the page that asked (`next`),
+ * to the consent page of the authorization request the login form carried, or to the account page.
+ */
+export function afterLogin(fields: Record<string, string>): string {
+  const next = continuation(fields.next);
+  if (next) return next;
+  const request = requestFields(fields);
+  return request.client_id ? `${AUTH_PATH}?${new URLSearchParams(request)}` : ACCOUNT_PATH;
+}
+
 function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const protocol = new URL(value).protocol;
@@ -112,11 +128,12 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
   if (authorization instanceof Response) return authorization;
   const account = await idp.accounts.login(form.email, form.password);
   if (!account) {
-    const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name, email: form.email, error: 'The email or the password is wrong.' };
+    const next = continuation(form.next);
+    const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name ?? (next && form.client_name), next, email: form.email, error: 'The email or the password is wrong.' };
     return page('Log in', loginPage(view), 401, {}, true);
   }
   const session = await idp.sessions.start(request, account);
-  if (!authorization) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH, 'Set-Cookie': session } });
+  if (!authorization) return new Response(null, { status: 303, headers: { Location: afterLogin(form), 'Set-Cookie': session } });
   const offerPasskey = (await idp.passkeys.list(account.id)).length === 0;
   return withCookies(consent(idp, request, authorization, account, form.csrf!, offerPasskey), [session]);
 }

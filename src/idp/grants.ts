@@ -41,7 +41,7 @@ export interface PasskeyChallenge {
  * secret so the stored data is no usable token. Redeeming deletes the record with `ifMatch`: of two
  * concurrent redemptions only one gets the grant.
  */
-class OneTimeGrants<T> {
+export class OneTimeGrants<T> {
   readonly #storage: StorageDriver;
   readonly #container: string;
   readonly #seconds: number;

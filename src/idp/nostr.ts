@@ -7,7 +7,8 @@ import { didOfKey } from '../auth/nostr/http-auth.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { webIdOf, type IdpContext } from './context.ts';
 import { readForm } from './form.ts';
-import { ACCOUNT_PATH, AUTH_PATH } from './paths.ts';
+import { afterLogin } from './authorize.ts';
+import { ACCOUNT_PATH } from './paths.ts';
 import { checkCsrf } from './session.ts';
 
 function refused(request: Request, detail: string): HttpProblem {
@@ -39,8 +40,7 @@ export async function nostrLogin(idp: IdpContext, request: Request): Promise<Res
   const accountId = await idp.nostrKeys.accountOf(pubkey);
   const account = accountId ? await idp.accounts.get(accountId) : null;
   if (!account) throw refused(request, `The key ${didOfKey(pubkey)} is not linked to any account: log in with your password and link it on the account page.`);
-  const { csrf: _csrf, ...fields } = form;
-  const location = fields.client_id ? `${AUTH_PATH}?${new URLSearchParams(fields)}` : ACCOUNT_PATH;
+  const location = afterLogin(form);
   idp.log(`idp: ${account.email} logged in with ${didOfKey(pubkey)}`);
   return next(location, await idp.sessions.start(request, account));
 }

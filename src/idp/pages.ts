@@ -53,6 +53,8 @@ export interface LoginView {
   /** The authorization request being answered (hidden fields); empty for a plain login to the account page. */
   request: Record<string, string>;
   clientName?: string;
+  /** A page of this identity provider to return to after the login (the OAuth consent page). */
+  next?: string;
   email?: string;
   error?: string;
 }
@@ -62,7 +64,7 @@ export function loginPage(view: LoginView): string {
   return `${purpose}
 ${errorBox(view.error)}
 <form method="post" action="${AUTH_PATH}" id="login-form">
-${hidden({ ...view.request, csrf: view.csrf })}
+${hidden({ ...view.request, ...(view.next && { next: view.next, client_name: view.clientName ?? '' }), csrf: view.csrf })}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="${escapeHtml(view.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>

@@ -7,12 +7,11 @@ import { readJsonBody } from '../http/body.ts';
 import { fromBase64Url, toBase64Url } from '../http/base64url.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { Account } from './accounts.ts';
-import { requestFields } from './authorize.ts';
+import { afterLogin } from './authorize.ts';
 import type { IdpContext } from './context.ts';
 import type { PasskeyChallenge } from './grants.ts';
 import { issuerFor } from './issuer.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type Passkey } from './passkey-store.ts';
-import { ACCOUNT_PATH, AUTH_PATH } from './paths.ts';
 import { sha256 } from './random.ts';
 import { checkCsrf, readCsrfCookie } from './session.ts';
 
@@ -197,8 +196,7 @@ export async function login(idp: IdpContext, request: Request): Promise<Response
   if (!account) throw refuse('The account of this passkey does not exist any more.');
   const verified = await verifyAssertion(idp, request, credential.raw, challenge, passkey);
   if (!(await idp.passkeys.used(passkey.id, verified.newCounter, passkey))) throw refuse('The passkey was used at the same time by another login; try again.', 409);
-  const fields = requestFields(stringsOf(body.request));
-  const location = fields.client_id ? `${AUTH_PATH}?${new URLSearchParams(fields)}` : ACCOUNT_PATH;
+  const location = afterLogin(stringsOf(body.request));
   idp.log(`idp: ${account.email} logged in with a passkey`);
   return new Response(JSON.stringify({ location }), {
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': await idp.sessions.start(request, account) },

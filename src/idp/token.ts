@@ -21,7 +21,7 @@ function decodeComponent(text: string): string {
 }
 
 /** The client's id and secret from `Authorization: Basic` (client_secret_basic) or the form (client_secret_post). */
-function clientAuthentication(request: Request, form: Record<string, string>): { clientId: string | undefined; secret: string | null } {
+export function clientAuthentication(request: Request, form: Record<string, string>): { clientId: string | undefined; secret: string | null } {
   const header = request.headers.get('authorization');
   if (header && /^basic\s/i.test(header)) {
     let decoded: string;

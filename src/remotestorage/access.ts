@@ -30,5 +30,15 @@ export async function authorize(access: AccessControl, caller: Caller, target: R
       headers: { 'WWW-Authenticate': `Bearer realm="${caller.serverOrigin ?? 'svc'}", error="insufficient_scope", scope="${scope}"` },
     });
   }
-  await access.require(caller, await requirements());
+  await access.require(forWebAccessControl(caller), await requirements());
+}
+
+/**
+ * The caller as Web Access Control should see it once the remoteStorage scopes are checked: WAC's own scope
+ * rule (src/wac/scopes.ts) grants module scopes nothing, as it should on LDP routes.
+ */
+export function forWebAccessControl(caller: Caller): Caller {
+  if (!caller.scopes) return caller;
+  const { scopes: _checkedHere, ...unscoped } = caller;
+  return unscoped;
 }

@@ -9,7 +9,7 @@ import { requireContentType } from '../ldp/write-body.ts';
 import { parentOf } from '../storage/paths.ts';
 import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
-import { authorize } from './access.ts';
+import { authorize, forWebAccessControl } from './access.ts';
 import { describeFolder, FOLDER_CONTEXT } from './folder.ts';
 import type { RemoteStorageTarget } from './target.ts';
 
@@ -137,7 +137,7 @@ export function remoteStorageHandler(deps: RemoteStorageDeps) {
     }
     // Its ACL document, if the owner gave it one through LDP, goes with it (as an LDP DELETE does).
     await storage.delete(target.path + '.acl').catch(() => null);
-    deps.publish([{ path: target.path, kind: 'delete' }, ...(await removeEmptyFolders(caller, target, parent))]);
+    deps.publish([{ path: target.path, kind: 'delete' }, ...(await removeEmptyFolders(forWebAccessControl(caller), target, parent))]);
     return new Response(null, { status: 200, headers: { ETag: formatEtag(deleted.etag) } });
   };
 

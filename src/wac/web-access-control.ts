@@ -8,6 +8,7 @@ import type { PodHosts } from '../pods/subdomains.ts';
 import { GroupReader, grantedModes, type Localize, type Subject } from './evaluate.ts';
 import { localizeIri } from './local-iri.ts';
 import { ALL_MODES, type AccessMode, type AccessRequirement } from './modes.ts';
+import { withinScopes } from './scopes.ts';
 
 /** URL path and fragment of the WebID owning the pod that holds a path (`/alice/#me`), null outside pods. */
 export type PodOwnerLookup = (path: string) => Promise<string | null>;
@@ -49,6 +50,14 @@ function denied(caller: Caller, requirement: AccessRequirement): HttpProblem {
   return new HttpProblem(403, `${caller.webId} does not have ${modes} access here.`, { type: 'forbidden' });
 }
 
+/** RFC 6750 §3.1: the WebID may, but the token's scopes do not let the app do it. */
+function outsideScopes(caller: Caller, requirement: AccessRequirement): HttpProblem {
+  const needed = requirement.anyOf.includes('read') ? 'read' : 'write';
+  const detail = `The token's scopes (${caller.scopes!.join(' ') || 'none'}) do not allow ${requirement.anyOf.join(' or ')} access here; it needs the scope "${needed}".`;
+  const challenge = `Bearer realm="${caller.serverOrigin ?? 'svc'}", error="insufficient_scope", scope="${needed}"`;
+  return new HttpProblem(403, detail, { type: 'insufficient-scope', headers: { 'WWW-Authenticate': challenge } });
+}
+
 /**
  * An ACL document is auxiliary: creating or deleting one needs Control on its subject only, so the
  * requirement handlers derive for its container (as for any member) does not apply.
@@ -88,8 +97,13 @@ export class WebAccessControl implements AccessControl {
     const subject = subjectOf(caller, localize);
     const groups = new GroupReader(this.#storage, localize);
     for (const requirement of withoutAuxiliaryParents(requirements)) {
-      const modes = await this.#remembered(caller, requirement.path, subject, groups, localize);
-      if (!requirement.anyOf.some((mode) => modes.has(mode))) throw denied(caller, requirement);
+      const granted = await this.#remembered(caller, requirement.path, subject, groups, localize);
+      if (!requirement.anyOf.some((mode) => granted.has(mode))) throw denied(caller, requirement);
+      if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, requirement.path, granted).has(mode))) {
+        // A token limited by its scopes still leaves its app what anyone may do.
+        const anyone = await this.#remembered(caller, requirement.path, { ...subject, webId: null }, groups, localize);
+        if (!requirement.anyOf.some((mode) => anyone.has(mode))) throw outsideScopes(caller, requirement);
+      }
     }
   }
 
@@ -97,8 +111,9 @@ export class WebAccessControl implements AccessControl {
     const localize = localizerFor(caller, this.#hosts);
     const subject = subjectOf(caller, localize);
     const groups = new GroupReader(this.#storage, localize);
-    const user = await this.#remembered(caller, path, subject, groups, localize);
-    const anyone = subject.webId === null ? user : await this.#remembered(caller, path, { ...subject, webId: null }, groups, localize);
+    const granted = await this.#remembered(caller, path, subject, groups, localize);
+    const anyone = subject.webId === null ? granted : await this.#remembered(caller, path, { ...subject, webId: null }, groups, localize);
+    const user = caller.scopes ? new Set([...withinScopes(caller, path, granted), ...anyone]) : granted;
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
   }
 
