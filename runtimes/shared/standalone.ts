@@ -19,6 +19,7 @@ import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
+import { openRedisSharedState } from '../node/redis-shared-state.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
 
@@ -78,7 +79,8 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true });
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0 }) });
+  const sharedState = config.redisUrl ? await openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
     runtime,
@@ -89,6 +91,7 @@ export async function prepareStandalone(
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(sharedState && { sharedState }),
   };
   const app = createApp(config, platform);
   await app.init();
