@@ -18,6 +18,7 @@ import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
+import { SharedCounterStore } from './limits/shared-counter-store.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
 import { nostrFeature } from './nostr/feature.ts';
@@ -102,7 +103,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       await next();
     });
   }
-  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate }));
+  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
   app.use('*', async (_c, next) => {
     await init();
     await next();

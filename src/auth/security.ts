@@ -9,6 +9,7 @@ import { WebAccessControl } from '../wac/web-access-control.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { bearerVerifier } from './bearer.ts';
 import { nostrVerifier } from './nostr/verifier.ts';
+import { SharedReplayCache } from './solid-oidc/shared-replay-cache.ts';
 import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
 import { webIdTls, type WebIdTls } from './webid-tls/verifier.ts';
@@ -56,11 +57,20 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
       started = null;
       throw error;
     }));
+  // With other instances, a proof used on one must be refused by all: they remember proofs in the shared state.
+  const shared = base.sharedState;
   const credentials = [
     boundTokenAsBearer,
     bearerVerifier(tokenKey, now),
-    dpopVerifier({ platform: base, now, local }),
-    nostrVerifier({ platform: base, now, local, maxBodyBytes: config.maxBodySize, ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }) }),
+    dpopVerifier({ platform: base, now, local, ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
+    nostrVerifier({
+      platform: base,
+      now,
+      local,
+      maxBodyBytes: config.maxBodySize,
+      ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }),
+      ...(shared && { replays: new SharedReplayCache(shared, 'nip98') }),
+    }),
   ];
   const certificates = config.webidTls ? webIdTls({ config, platform: base, now, local }) : null;
   return { platform, access: wac ?? allowEverything, credentials, webIdTls: certificates, tokenKey, init };
