@@ -3,6 +3,7 @@ import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
+import { fanOut } from './cluster/fan-out.ts';
 import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { databrowserFeature } from './databrowser/feature.ts';
@@ -25,6 +26,7 @@ import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
+import { rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
@@ -73,9 +75,19 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
-  const published = (changes: readonly Change[]) => {
+  const publishHere = (changes: readonly Change[]) => {
     for (const afterWrite of afterWrites) afterWrite(changes);
   };
+  // With other instances, subscribers connected to them hear of this one's writes too.
+  const changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut(platform.sharedState, 'changes', publishHere, log) : null;
+  const published = changeFanOut
+    ? (changes: readonly Change[]) => {
+        publishHere(changes);
+        changeFanOut.send(changes);
+      }
+    : publishHere;
+  // A pod made through another instance is known here at once (its root, its owner).
+  const podFanOut = platform.sharedState ? fanOut<string>(platform.sharedState, 'pods', (podRoot) => rememberPodRoot(platform.storage, podRoot), log) : null;
 
   if (!config.quiet) {
     app.use('*', async (c, next) => {
@@ -113,6 +125,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     {
       created: async (podRoot) => {
         await initPodQuota(platform.storage, podRoot, config.defaultQuota);
+        podFanOut?.send(podRoot);
         // A new pod is a new member of the root container: features hear of it as of any other write.
         published([{ path: podRoot, kind: 'create' }]);
       },
@@ -131,6 +144,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       // After an unclean stop, writes may have landed without their count: recount before anything writes.
       if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, log);
       await security.init();
+      await changeFanOut?.init();
+      await podFanOut?.init();
       for (const parts of features) await parts.init?.();
     })().catch((error: unknown) => {
       started = null;

@@ -39,8 +39,8 @@ export interface Security {
 export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
-  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now);
-  const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => cache.invalidate(aclPath)) } : base;
+  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now, base.sharedState);
+  const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath, written) => cache.announceChange(aclPath, written)) } : base;
   const storage = platform.storage;
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.
   const owners = new PodOwners(storage);
