@@ -30,6 +30,7 @@ import { rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
+import { withSharedQuotas } from './quota/shared-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -53,7 +54,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
   const ownerKey = ownerKeyHooks(config);
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
-  const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
+  const quotaOptions = { log: (line: string) => runtimePlatform.log(line) };
+  const shared = runtimePlatform.sharedState;
+  // With other instances writing the same pods, the counts live in the state they share.
+  const countedStorage = shared ? withSharedQuotas(runtimePlatform.storage, shared, quotaOptions) : withQuotas(runtimePlatform.storage, quotaOptions);
+  const quotaPlatform = { ...runtimePlatform, storage: countedStorage };
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
   const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request));
   const { platform, access } = security;

@@ -16,6 +16,7 @@ export function errorToResponse(error: unknown, log: (line: string) => void): Re
   if (error instanceof PathError) return new HttpProblem(400, `Invalid path: ${error.message}.`, { type: 'invalid-path' }).toResponse();
   if (error instanceof StorageError) {
     if (isStorageError(error, 'BodyAborted') && error.cause instanceof HttpProblem) return error.cause.toResponse();
+    if (isStorageError(error, 'BodyAborted') && error.cause instanceof SharedStateUnavailable) return errorToResponse(error.cause, log);
     switch (error.code) {
       case 'Conflict':
         return new HttpProblem(409, 'A resource and a container cannot share a name (for example /a/x and /a/x/), and a resource cannot hold members.', { type: 'name-conflict' }).toResponse();
