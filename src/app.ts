@@ -4,6 +4,7 @@ import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import { fanOut } from './cluster/fan-out.ts';
+import { withSharedPreconditions } from './cluster/shared-preconditions.ts';
 import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { databrowserFeature } from './databrowser/feature.ts';
@@ -56,8 +57,10 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
   const quotaOptions = { log: (line: string) => runtimePlatform.log(line) };
   const shared = runtimePlatform.sharedState;
-  // With other instances writing the same pods, the counts live in the state they share.
-  const countedStorage = shared ? withSharedQuotas(runtimePlatform.storage, shared, quotaOptions) : withQuotas(runtimePlatform.storage, quotaOptions);
+  // With other instances writing the same pods, compare-and-swap and the counts hold across them too.
+  const countedStorage = shared
+    ? withSharedQuotas(withSharedPreconditions(runtimePlatform.storage, shared), shared, quotaOptions)
+    : withQuotas(runtimePlatform.storage, quotaOptions);
   const quotaPlatform = { ...runtimePlatform, storage: countedStorage };
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
   const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request));
