@@ -10,9 +10,9 @@ import { ConfigError } from '../../src/config/resolve.ts';
 
 const KEY_PREFIX = 'svc:';
 /** A command that takes longer than this counts as Redis being unavailable. */
-const COMMAND_TIMEOUT_MS = 2000;
+const COMMAND_TIMEOUT_MS = 5000;
 /** How long a caller waits for a lock held by others before giving up with 503. */
-const LOCK_WAIT_MS = 15_000;
+const LOCK_WAIT_MS = 30_000;
 
 /** Counter add, atomic: see SharedState.add. Replies nil when `max` refuses the increase, else {value, pttl}. */
 const ADD_SCRIPT = `
