@@ -10,5 +10,5 @@ export async function openStorage(config: Config, recover = false): Promise<Stor
     throw new ConfigError('--storage r2 is available only on Cloudflare Workers (runtime: workers, with an R2 bucket bound as PODS); on Node use --storage fs or --storage memory.');
   }
   // Other instances write the same files: every read checks the file instead of trusting a cached body.
-  return config.storage === 'memory' ? new MemoryDriver() : FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0 }) });
+  return config.storage === 'memory' ? new MemoryDriver() : FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
 }

@@ -79,7 +79,7 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0 }) });
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
   const sharedState = config.redisUrl ? await openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
