@@ -1,15 +1,16 @@
 /**
  * Scale-out (issue 22): throughput of one svc instance against three on one data directory sharing a
- * redis-server (`--redis-url`), the load spread evenly over the three as a round-robin balancer would.
+ * redis-server (`--redis-url`), behind a round-robin balancer in the bench's own process.
  * Run by `npm run bench` (skip with --skip-scale-out) and alone by `npm run bench:scale-out`.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure, type Measurement } from './load.ts';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { measure } from './load.ts';
 import { freePort, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
-import { seedPod, WORKLOADS, type Target, type Workload } from './workloads.ts';
+import { seedPod, WORKLOADS } from './workloads.ts';
 
 /** Reads and writes: what a balancer spreads, and what the shared state costs on each. */
 const MEASURED = ['GET small (owner)', 'PUT overwrite', 'PATCH INSERT DATA'];
@@ -49,34 +50,47 @@ async function startRedis(): Promise<Redis> {
   };
 }
 
-/** svc as the main benchmark runs it, on a data directory shared by every instance of the setup. */
-function instanceSpec(dataDir: string, redisUrl: string | null): ServerSpec {
+/**
+ * The load balancer: round robin over the instances, keep-alive to each, the client's Host passed on. Every
+ * setup runs behind it (one backend for one instance), so its cost is in every figure alike.
+ */
+async function startBalancer(port: number, backends: () => RunningServer[]): Promise<{ stop(): Promise<void> }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  let next = 0;
+  const server = createServer((request, response) => {
+    const list = backends();
+    const backend = new URL(list[next++ % list.length]!.base);
+    const forwarded = httpRequest({ host: backend.hostname, port: backend.port, method: request.method, path: request.url, headers: request.headers, agent }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    forwarded.on('error', () => {
+      if (!response.headersSent) response.writeHead(502);
+      response.end();
+    });
+    request.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** svc as the main benchmark runs it, on a data directory shared by every instance, at the balancer's origin. */
+function instanceSpec(dataDir: string, publicBase: string, redisUrl: string | null): ServerSpec {
   return {
     ...OURS,
     command: (port) => {
       const base = OURS.command(port, dataDir);
-      return { ...base, args: [...base.args, ...(redisUrl ? ['--redis-url', redisUrl] : [])] };
+      return { ...base, args: [...base.args, '--base-url', publicBase, ...(redisUrl ? ['--redis-url', redisUrl] : [])] };
     },
-  };
-}
-
-/** The same target on another instance: same pod, same token, another origin. */
-function retarget(target: Target, from: string, to: string): Target {
-  const moved = (url: string) => to + url.slice(from.length);
-  return { ...target, small: moved(target.small), publicSmall: moved(target.publicSmall), container: moved(target.container), put: moved(target.put), posts: moved(target.posts), patch: moved(target.patch) };
-}
-
-/** Load spread over the instances, `connections` in all; requests per second summed, the worst p99 kept. */
-async function measureSpread(instances: RunningServer[], targets: Target[], workload: Workload, duration: number, connections: number): Promise<Measurement> {
-  const share = Math.max(1, Math.round(connections / instances.length));
-  const results = await Promise.all(instances.map((instance, i) => measure(instance.base, workload, targets[i]!, { duration, connections: share })));
-  return {
-    requestsPerSecond: results.reduce((sum, result) => sum + result.requestsPerSecond, 0),
-    p50: Math.max(...results.map((result) => result.p50)),
-    p99: Math.max(...results.map((result) => result.p99)),
-    failures: results.reduce((sum, result) => sum + result.failures, 0),
-    unexpectedStatuses: results.flatMap((result) => result.unexpectedStatuses),
-    cpuPerRequestUs: null,
+    // Its own address is not the public origin (421): ready once it answers at all.
+    readyOnAnyAnswer: true,
   };
 }
 
@@ -92,18 +106,20 @@ export async function runScaleOut(options: { duration: number; connections: numb
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-scale-out-'));
     const redis = setup.redis ? await startRedis() : null;
     const instances: RunningServer[] = [];
+    const balancerPort = await freePort();
+    const publicBase = `http://127.0.0.1:${balancerPort}`;
+    const balancer = await startBalancer(balancerPort, () => instances);
     try {
-      for (let i = 0; i < setup.count; i++) instances.push(await startServer(instanceSpec(dataDir, redis?.url ?? null)));
-      const first = instances[0]!;
-      const target = await seedPod(await OURS.createOwner!(first.base));
-      const targets = instances.map((instance) => retarget(target, first.base, instance.base));
+      for (let i = 0; i < setup.count; i++) instances.push(await startServer(instanceSpec(dataDir, publicBase, redis?.url ?? null)));
+      const target = await seedPod(await OURS.createOwner!(publicBase));
       for (const workload of workloads) {
-        await measureSpread(instances, targets, workload, 1, Math.min(8, options.connections));
-        const result = await measureSpread(instances, targets, workload, options.duration, options.connections);
+        await measure(publicBase, workload, target, { duration: 1, connections: Math.min(8, options.connections) });
+        const result = await measure(publicBase, workload, target, { duration: options.duration, connections: options.connections });
         rows.push({ workload: workload.name, setup: setup.name, requestsPerSecond: result.requestsPerSecond, p99: result.p99, failures: result.failures });
         options.log(`scale-out ${workload.name.padEnd(20)} ${setup.name.padEnd(30)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${result.p99.toFixed(1)} ms${result.failures ? `  FAILURES ${result.failures} (${result.unexpectedStatuses.join(', ')})` : ''}`);
       }
     } finally {
+      await balancer.stop();
       for (const instance of instances) await instance.stop();
       await redis?.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -123,7 +123,7 @@ export async function openRedisSharedState(url: string, log: (line: string) => v
       const token = randomBytes(12).toString('hex');
       const lockKey = key(`lock:${name}`);
       const giveUpAt = Date.now() + LOCK_WAIT_MS;
-      for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
         if ((await guarded(() => client.set(lockKey, token, 'PX', ttlMs, 'NX'))) === 'OK') break;
         if (Date.now() > giveUpAt) throw new SharedStateUnavailable(`The shared lock ${name} stayed taken for ${LOCK_WAIT_MS / 1000} s.`);
         await pause(wait);
