@@ -38,8 +38,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  // What the instances logged (errors only, as they run with -q), for a failing run.
-  for (const [i, instance] of instances.entries()) if (instance.output().includes('error')) console.error(`instance ${i}:\n${instance.output()}`);
+  // What the instances logged (they run with -q), when it shows an error.
+  for (const [i, instance] of instances.entries()) if (/internal error|Error/.test(instance.output())) console.error(`instance ${i}:\n${instance.output()}`);
   for (const inbox of inboxes) inbox.close();
   for (const instance of instances) await instance.stop();
   await redis?.stop();
@@ -71,7 +71,8 @@ describe('three instances on one data directory with --redis-url', () => {
     expect(reconcile.stdout).toContain(`was ${before.used + fitting * size} bytes, now ${before.used + fitting * size} bytes`);
     // Lifted again for the tests below.
     expect((await runSvc(['quota', 'set', 'alice', '0', '-r', root])).code).toBe(0);
-  }, 60_000);
+    // Bounded generously: on a machine shared with other test runs the 1,000 writes take far longer.
+  }, 180_000);
 
   it('apply 50 concurrent PATCHes sent to all instances, losing none', async () => {
     expect((await fetch(`${via(0)}/alice/p.ttl`, { method: 'PUT', headers: authorized({ 'content-type': 'text/turtle' }), body: '<#s> <#p> "start".' })).status).toBe(201);
@@ -159,13 +160,21 @@ ${publicRead ? '<#public> a acl:Authorization; acl:agentClass <http://xmlns.com/
     await load;
     for (let i = 150; i < 180; i++) expect(await write(i)).toBe(503);
     await redis.start();
-    let next = 180;
-    while ((await write(next++)) !== 201) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Each instance reconnects on its own; meanwhile it answers 503 with Retry-After, which a client retries.
+    const served = async (send: () => Promise<number>) => {
+      for (;;) {
+        const status = await send();
+        if (status !== 503) return status;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    // Writes 300 and up: path index k goes to instance k % 3.
+    let attempt = 100;
+    for (let i = 0; i < instances.length; i++) expect(await served(() => write(3 * attempt++ + i))).toBe(201);
 
     expect([...statuses.values()].filter((status) => ![201, 503].includes(status))).toEqual([]);
     for (const [path, status] of statuses) expect(existsSync(join(root, path)), `${path} answered ${status}`).toBe(status === 201);
-    // Every instance works again, and the quota count started over from the files.
-    for (const instance of instances) expect((await fetch(`${instance.base}/alice/outage/after.txt`, { method: 'PUT', headers: authorized({ 'content-type': 'text/plain' }), body: 'x' })).status).toBeLessThan(300);
+    // The quota count started over from the files.
     const reconcile = await runSvc(['quota', 'reconcile', 'alice', '-r', root]);
     const [, was, now] = /was (\d+) bytes, now (\d+) bytes/.exec(reconcile.stdout)!;
     expect(now).toBe(was);
