@@ -19,7 +19,6 @@ import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
-import { openRedisSharedState } from '../node/redis-shared-state.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
 
@@ -80,7 +79,8 @@ export async function prepareStandalone(
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
-  const sharedState = config.redisUrl ? await openRedisSharedState(config.redisUrl, log) : undefined;
+  // The Redis client is loaded only with --redis-url.
+  const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
     runtime,

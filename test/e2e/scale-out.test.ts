@@ -155,10 +155,13 @@ ${publicRead ? '<#public> a acl:Authorization; acl:agentClass <http://xmlns.com/
       statuses.set(path, response.status);
       return response.status;
     };
+    expect((await fetch(`${via(0)}/alice/outage/read.txt`, { method: 'PUT', headers: authorized({ 'content-type': 'text/plain' }), body: 'kept' })).status).toBe(201);
     const load = Promise.all(Array.from({ length: 150 }, (_, i) => write(i)));
     await redis.stop();
     await load;
     for (let i = 150; i < 180; i++) expect(await write(i)).toBe(503);
+    // Reads need no shared state: they go on (ACLs then re-read after at most 5 s, as with one instance).
+    for (const instance of instances) expect((await fetch(`${instance.base}/alice/outage/read.txt`, { headers: authorized() })).status).toBe(200);
     await redis.start();
     // Each instance reconnects on its own; meanwhile it answers 503 with Retry-After, which a client retries.
     const served = async (send: () => Promise<number>) => {
