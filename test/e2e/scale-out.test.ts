@@ -137,13 +137,22 @@ ${publicRead ? '<#public> a acl:Authorization; acl:agentClass <http://xmlns.com/
     for (const instance of instances) expect((await fetch(instance.base + path)).status).toBe(401);
   });
 
-  it('fire a shared rate limit at the configured count across instances', async () => {
+  it('fire a shared rate limit at the configured count across instances, and know every pod made', async () => {
     // alice was the first of the three pod creations allowed per address.
     expect((await createPod(via(1), 'bob')).status).toBe(201);
-    expect((await createPod(via(2), 'carol')).status).toBe(201);
+    const carol = await createPod(via(2), 'carol');
+    expect(carol.status).toBe(201);
     const refused = await createPod(via(0), 'dave');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBeTruthy();
+
+    // The instances started before carol's pod existed know it as a pod (a storage root) at once.
+    const carolToken = ((await carol.json()) as { token: string }).token;
+    for (const instance of instances) {
+      const head = await fetch(`${instance.base}/carol/`, { method: 'HEAD', headers: { authorization: `Bearer ${carolToken}` } });
+      expect(head.headers.get('link')).toContain('<http://www.w3.org/ns/pim/space#Storage>; rel="type"');
+      expect((await fetch(`${instance.base}/carol/`, { method: 'DELETE', headers: { authorization: `Bearer ${carolToken}` } })).status).toBe(405);
+    }
   });
 
   it('answer 503, never 500, while Redis is down, lose nothing, and resume once it is back', async () => {
