@@ -13,6 +13,7 @@ import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
+import { runScaleOut, scaleOutReport, type ScaleOutRow } from './scale-out.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
 import { CEILING, CSS, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
 import { CEILING_WORKLOAD, fillContainer, seedDocdb, seedPod, WORKLOADS, type Target } from './workloads.ts';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'skip-scaling': { type: 'boolean', default: false },
     'skip-hostile': { type: 'boolean', default: false },
+    'skip-scale-out': { type: 'boolean', default: false },
     'startup-runs': { type: 'string', default: '3' },
     out: { type: 'string', default: join(import.meta.dirname, '..', '.bench', 'results.json') },
     help: { type: 'boolean', default: false },
@@ -45,6 +47,7 @@ if (values.help) {
   --only <text>        run only workloads whose name contains this text
   --skip-scaling       skip the 1,000 vs 10,000-member container listing comparison
   --skip-hostile       skip the hostile-body check (how long each holds the event loop; bench/hostile.ts)
+  --skip-scale-out     skip one instance vs three sharing a redis-server (bench/scale-out.ts)
   --startup-runs <n>   spawns per server for the startup time (median; default 3)
   --out <file>         JSON results (default .bench/results.json)`);
   process.exit(0);
@@ -217,10 +220,18 @@ try {
     if (hostile.some((result) => !result.ok)) process.exitCode = 1;
   }
 
+  // After the main servers are measured, so the three instances do not compete with them.
+  let scaleOut: ScaleOutRow[] = [];
+  if (!values['skip-scale-out']) {
+    log('scale-out: one instance against three sharing a redis-server');
+    scaleOut = await runScaleOut({ duration, connections, log });
+  }
+
   const report = markdownReport({ servers, rows, scaling, settings: { duration, connections, rounds } });
-  console.log(hostile.length ? `${report}\n\n${hostileReport(hostile)}` : report);
+  const sections = [report, ...(hostile.length ? [hostileReport(hostile)] : []), ...(scaleOut.length ? [scaleOutReport(scaleOut)] : [])];
+  console.log(sections.join('\n\n'));
   await mkdir(join(values.out, '..'), { recursive: true });
-  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling, hostile }, null, 2));
+  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling, hostile, scaleOut }, null, 2));
   log(`JSON results in ${values.out}`);
 } finally {
   await stopAll();

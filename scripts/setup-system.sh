@@ -9,6 +9,8 @@ command -v curl >/dev/null 2>&1 || needed+=(curl)
 command -v openssl >/dev/null 2>&1 || needed+=(openssl)
 # The browser test of the identity provider (test/idp/browser.test.ts) drives it with playwright-core.
 command -v chromium >/dev/null 2>&1 || needed+=(chromium)
+# The scale-out tests (test/cluster/) and `npm run bench`'s three-instance run start their own Redis.
+command -v redis-server >/dev/null 2>&1 || needed+=(redis-server)
 
 if [ ${#needed[@]} -eq 0 ]; then
   echo "setup-system: everything needed is present"

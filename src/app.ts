@@ -3,6 +3,8 @@ import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
+import { fanOut } from './cluster/fan-out.ts';
+import { withSharedPreconditions } from './cluster/shared-preconditions.ts';
 import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { databrowserFeature } from './databrowser/feature.ts';
@@ -19,6 +21,7 @@ import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { remoteStorageFeature } from './remotestorage/feature.ts';
+import { SharedCounterStore } from './limits/shared-counter-store.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
 import { oauthFeature } from './oauth/feature.ts';
@@ -27,12 +30,14 @@ import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
+import { rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { webfingerHandler } from './webfinger/webfinger.ts';
 import { podHostGate } from './pods/pod-host-gate.ts';
 import { answeringOwnHosts, localPathOf, podHostsOf, podLabelCheck, publicUrlOf } from './pods/subdomains.ts';
+import { withSharedQuotas } from './quota/shared-quotas.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -58,7 +63,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const podHosts = podHostsOf(config);
   const ownerKey = ownerKeyHooks(config);
   // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
-  const quotaPlatform = { ...runtimePlatform, storage: withQuotas(runtimePlatform.storage, { log: (line) => runtimePlatform.log(line) }) };
+  const quotaOptions = { log: (line: string) => runtimePlatform.log(line) };
+  const shared = runtimePlatform.sharedState;
+  // With other instances writing the same pods, compare-and-swap and the counts hold across them too.
+  const countedStorage = shared
+    ? withSharedQuotas(withSharedPreconditions(runtimePlatform.storage, shared), shared, quotaOptions)
+    : withQuotas(runtimePlatform.storage, quotaOptions);
+  const quotaPlatform = { ...runtimePlatform, storage: countedStorage };
   // In subdomain mode, documents on other pods' hosts are read from the app itself too.
   if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => app.fetch(request));
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
@@ -82,9 +93,19 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
-  const published = (changes: readonly Change[]) => {
+  const publishHere = (changes: readonly Change[]) => {
     for (const afterWrite of afterWrites) afterWrite(changes);
   };
+  // With other instances, subscribers connected to them hear of this one's writes too.
+  const changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut(platform.sharedState, 'changes', publishHere, log) : null;
+  const published = changeFanOut
+    ? (changes: readonly Change[]) => {
+        publishHere(changes);
+        changeFanOut.send(changes);
+      }
+    : publishHere;
+  // A pod made through another instance is known here at once (its root, its owner).
+  const podFanOut = platform.sharedState ? fanOut<string>(platform.sharedState, 'pods', (podRoot) => rememberPodRoot(platform.storage, podRoot), log) : null;
 
   if (!config.quiet) {
     app.use('*', async (c, next) => {
@@ -113,7 +134,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       await next();
     });
   }
-  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate }));
+  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
   app.use('*', async (_c, next) => {
     await init();
     await next();
@@ -132,6 +153,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     {
       created: async (podRoot) => {
         await initPodQuota(platform.storage, podRoot, config.defaultQuota);
+        podFanOut?.send(podRoot);
         // A new pod is a new member of the root container: features hear of it as of any other write.
         published([{ path: podRoot, kind: 'create' }]);
       },
@@ -158,6 +180,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       // After an unclean stop, writes may have landed without their count: recount before anything writes.
       if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, log);
       await security.init();
+      await changeFanOut?.init();
+      await podFanOut?.init();
       for (const parts of features) await parts.init?.();
     })().catch((error: unknown) => {
       started = null;

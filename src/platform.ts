@@ -1,3 +1,4 @@
+import type { SharedState } from './cluster/shared-state.ts';
 import type { DocumentStore } from './docdb/store.ts';
 import type { GitBackend } from './git/backend.ts';
 import type { StorageDriver } from './storage/types.ts';
@@ -42,6 +43,11 @@ export interface Platform {
    * editor), having dropped what the driver cached of them. Absent: `--live-reload` sees writes over HTTP only.
    */
   watchStorage?(changed: (paths: readonly string[]) => void): void;
+  /**
+   * State shared with the other instances serving the same storage (`--redis-url`). Absent: one instance,
+   * and every lock, counter, cache and subscriber list stays in this process.
+   */
+  sharedState?: SharedState;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -5,6 +5,8 @@ import { RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 
 /** Present while a server has the directory open; found at startup, it means the last one did not stop cleanly. */
 const RUNNING_MARKER = `${RESERVED_PREFIX}-running`;
+/** With other servers on the directory, a temp file younger than this may be one of their writes in flight. */
+const SHARED_TEMP_GRACE_MS = 3600_000;
 /** A sidecar temp file of earlier versions, which wrote it beside the sidecar. */
 const OLD_SIDECAR_TEMP = new RegExp(`\\${RESERVED_SUFFIX}\\.[0-9a-f]{8}\\${RESERVED_SUFFIX}$`);
 
@@ -13,14 +15,21 @@ const OLD_SIDECAR_TEMP = new RegExp(`\\${RESERVED_SUFFIX}\\.[0-9a-f]{8}\\${RESER
  * and after an unclean stop also sidecars whose file is gone. Then marks the directory as open; `marker` is
  * the file to remove on a clean stop.
  */
-export async function recoverDataDirectory(root: string): Promise<{ uncleanStop: boolean; marker: string }> {
+export async function recoverDataDirectory(root: string, shared: boolean): Promise<{ uncleanStop: boolean; marker: string }> {
   const marker = join(root, RUNNING_MARKER);
-  const uncleanStop = await lstat(marker).then(
-    () => true,
-    () => false,
-  );
+  // Beside other running servers, the marker is theirs as much as ours: its presence says nothing of a crash.
+  const uncleanStop =
+    !shared &&
+    (await lstat(marker).then(
+      () => true,
+      () => false,
+    ));
+  const sweepBefore = shared ? Date.now() - SHARED_TEMP_GRACE_MS : Infinity;
   for (const name of await readdir(root)) {
-    if (name.startsWith(RESERVED_PREFIX)) await unlink(join(root, name)).catch(() => undefined);
+    if (!name.startsWith(RESERVED_PREFIX) || name === RUNNING_MARKER) continue;
+    const path = join(root, name);
+    const stats = await lstat(path).catch(() => null);
+    if (stats && stats.mtimeMs < sweepBefore) await unlink(path).catch(() => undefined);
   }
   if (uncleanStop) await removeStrandedSidecars(root);
   await writeFile(marker, '');

@@ -41,6 +41,11 @@ export interface FsOptions {
    * directory beside a running server (`svc quota`, `svc invite`) leave both alone.
    */
   recover?: boolean;
+  /**
+   * Other servers have the directory open too (`--redis-url`): recovery removes only temp files older than
+   * an hour (younger ones may be their writes in flight), and a clean stop leaves the shared marker to them.
+   */
+  shared?: boolean;
 }
 
 function isInternalName(name: string): boolean {
@@ -85,9 +90,10 @@ export class FsDriver implements StorageDriver {
     await mkdir(absolute, { recursive: true });
     const driver = new FsDriver(absolute, options);
     if (options.recover) {
-      const recovered = await recoverDataDirectory(absolute);
+      const recovered = await recoverDataDirectory(absolute, options.shared ?? false);
       driver.uncleanStop = recovered.uncleanStop;
-      driver.runningMarker = recovered.marker;
+      // Shared: the marker stays after a clean stop, so a later start without the others recounts to be safe.
+      driver.runningMarker = options.shared ? null : recovered.marker;
     }
     return driver;
   }

@@ -59,6 +59,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
   // Live reload hears of changes on disk only where pods are real files.
   const watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
+  // The Redis client is loaded only with --redis-url.
+  const sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const platform: Platform = {
     runtime: 'node',
     storage,
@@ -75,6 +77,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     ...(documentStore && { documentStore }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
     ...(watcher && { watchStorage: watcher.watch }),
+    ...(sharedState && { sharedState }),
   };
   let app: App;
   try {
@@ -84,6 +87,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     watcher?.close();
     await git?.close();
     await documentStore?.close();
+    await sharedState?.close();
     throw error;
   }
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
@@ -140,6 +144,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     }).then(async () => {
       await git?.close();
       await documentStore?.close();
+      await sharedState?.close();
       await storage.close?.();
     });
   return { server, url, singleUserPod, close };

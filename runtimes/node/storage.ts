@@ -9,5 +9,6 @@ export async function openStorage(config: Config, recover = false): Promise<Stor
   if (config.storage === 'r2') {
     throw new ConfigError('--storage r2 is available only on Cloudflare Workers (runtime: workers, with an R2 bucket bound as PODS); on Node use --storage fs or --storage memory.');
   }
-  return config.storage === 'memory' ? new MemoryDriver() : FsDriver.open(config.root, { recover });
+  // Other instances write the same files: every read checks the file instead of trusting a cached body.
+  return config.storage === 'memory' ? new MemoryDriver() : FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
 }

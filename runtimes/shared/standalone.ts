@@ -78,7 +78,9 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true });
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+  // The Redis client is loaded only with --redis-url.
+  const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const platform: Platform = {
     runtime,
@@ -89,6 +91,7 @@ export async function prepareStandalone(
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(sharedState && { sharedState }),
   };
   const app = createApp(config, platform);
   await app.init();

@@ -51,6 +51,10 @@ export function workerConfig(env: WorkerEnv): Config {
       'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which a Worker is not (it would need a Durable Object; see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
     );
   }
+  // Workers share state through Cloudflare's own bindings, not a TCP client (see docs/scale-out.md).
+  if (config.redisUrl) {
+    throw new ConfigError('SVC_REDIS_URL (--redis-url) is not available on the workers runtime: a Worker cannot hold a Redis connection, and its isolates share storage through R2 already (see docs/scale-out.md for what is and is not shared there). Remove SVC_REDIS_URL.');
+  }
   // Pages would carry a script whose socket never connects.
   if (config.liveReload) {
     throw new ConfigError('SVC_LIVE_RELOAD (--live-reload) is not available on the workers runtime: its WebSockets need a Durable Object to hold the pages watched, and a Worker has no files to watch. Remove SVC_LIVE_RELOAD, or run on Node.');

@@ -10,6 +10,7 @@ import { WebAccessControl } from '../wac/web-access-control.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { bearerVerifier } from './bearer.ts';
 import { nostrVerifier } from './nostr/verifier.ts';
+import { SharedReplayCache } from './solid-oidc/shared-replay-cache.ts';
 import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
 import { loadOrCreateTokenKey } from './token-key.ts';
 import { webIdTls, type WebIdTls } from './webid-tls/verifier.ts';
@@ -39,8 +40,8 @@ export interface Security {
 export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
-  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now);
-  const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath) => cache.invalidate(aclPath)) } : base;
+  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now, base.sharedState);
+  const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath, written) => cache.announceChange(aclPath, written)) } : base;
   const storage = platform.storage;
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.
   const hosts = podHostsOf(config);
@@ -58,11 +59,20 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
       started = null;
       throw error;
     }));
+  // With other instances, a proof used on one must be refused by all: they remember proofs in the shared state.
+  const shared = base.sharedState;
   const credentials = [
     boundTokenAsBearer,
     bearerVerifier(tokenKey, now, hosts),
-    dpopVerifier({ platform: base, now, local }),
-    nostrVerifier({ platform: base, now, local, maxBodyBytes: config.maxBodySize, ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }) }),
+    dpopVerifier({ platform: base, now, local, ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
+    nostrVerifier({
+      platform: base,
+      now,
+      local,
+      maxBodyBytes: config.maxBodySize,
+      ...(config.nostrDidResolver && { didResolver: config.nostrDidResolver }),
+      ...(shared && { replays: new SharedReplayCache(shared, 'nip98') }),
+    }),
   ];
   const certificates = config.webidTls ? webIdTls({ config, platform: base, now, local }) : null;
   return { platform, access: wac ?? allowEverything, credentials, webIdTls: certificates, tokenKey, init };

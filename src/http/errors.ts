@@ -1,3 +1,4 @@
+import { SHARED_STATE_RETRY_AFTER_SECONDS, SharedStateUnavailable } from '../cluster/shared-state.ts';
 import { PathError } from '../storage/paths.ts';
 import { isStorageError, StorageError } from '../storage/types.ts';
 import { HttpProblem, problemResponse } from './problem.ts';
@@ -5,9 +6,17 @@ import { HttpProblem, problemResponse } from './problem.ts';
 /** Maps anything a handler threw to a problem response; unexpected errors are logged, never shown. */
 export function errorToResponse(error: unknown, log: (line: string) => void): Response {
   if (error instanceof HttpProblem) return error.toResponse();
+  if (error instanceof SharedStateUnavailable) {
+    log(`shared state unavailable: ${error.message}`);
+    return new HttpProblem(503, 'The state this server shares with its other instances cannot be reached just now; nothing was changed. Try again shortly.', {
+      type: 'shared-state-unavailable',
+      headers: { 'Retry-After': String(SHARED_STATE_RETRY_AFTER_SECONDS) },
+    }).toResponse();
+  }
   if (error instanceof PathError) return new HttpProblem(400, `Invalid path: ${error.message}.`, { type: 'invalid-path' }).toResponse();
   if (error instanceof StorageError) {
     if (isStorageError(error, 'BodyAborted') && error.cause instanceof HttpProblem) return error.cause.toResponse();
+    if (isStorageError(error, 'BodyAborted') && error.cause instanceof SharedStateUnavailable) return errorToResponse(error.cause, log);
     switch (error.code) {
       case 'Conflict':
         return new HttpProblem(409, 'A resource and a container cannot share a name (for example /a/x and /a/x/), and a resource cannot hold members.', { type: 'name-conflict' }).toResponse();

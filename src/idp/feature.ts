@@ -18,6 +18,7 @@ import { handleCredentials } from './credentials.ts';
 import { discoveryDocument } from './discovery.ts';
 import { DpopProofVerifier } from './dpop-proof.ts';
 import { MemoryReplayCache } from '../auth/solid-oidc/replay-cache.ts';
+import { SharedReplayCache } from '../auth/solid-oidc/shared-replay-cache.ts';
 import { GrantStore } from './grants.ts';
 import { PasskeyStore } from './passkey-store.ts';
 import { login, loginOptions, register, registrationOptions } from './passkeys.ts';
@@ -105,9 +106,9 @@ export const idpFeature: Feature = {
       grants: new GrantStore(platform.storage, now),
       passkeys: new PasskeyStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
-      proofs: new DpopProofVerifier(new MemoryReplayCache()),
+      proofs: new DpopProofVerifier(platform.sharedState ? new SharedReplayCache(platform.sharedState, 'idp-dpop') : new MemoryReplayCache()),
       nostrKeys: new NostrKeyStore(platform.storage, now),
-      nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024 }),
+      nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024, ...(platform.sharedState && { replays: new SharedReplayCache(platform.sharedState, 'idp-nip98') }) }),
       signingKey,
       createPod: context.createPod,
       authenticate: context.authenticate,

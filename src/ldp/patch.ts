@@ -1,4 +1,5 @@
 import { Store, type Quad } from 'n3';
+import { withSharedLock } from '../cluster/shared-lock.ts';
 import { Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -23,6 +24,9 @@ const SPARQL_UPDATE = 'application/sparql-update';
 
 /** Another process may write between our read and our compare-and-swap; retry a few times before giving up. */
 const MAX_ATTEMPTS = 5;
+
+/** A patch holding the shared lock longer than this (a stuck or dead instance) no longer keeps others out. */
+const PATCH_LOCK_MS = 30_000;
 
 /** One lock table per storage, so PATCHes to one resource run one after another however many apps share it. */
 const locks = new WeakMap<StorageDriver, KeyedLock>();
@@ -108,7 +112,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));
 
-  const result = await lockFor(storage).run(path, async () => {
+  const apply = async () => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const written = await patchOnce(ctx, operations);
       if (written) return written;
@@ -117,7 +121,11 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
       }
     }
     throw new HttpProblem(409, 'The resource kept changing while the patch was applied; retry the request.', { type: 'patch-write-conflict' });
-  });
+  };
+  // Other instances patch the same files: they take turns through the shared lock, this process's patches
+  // first through its own (one shared lock request per resource at a time).
+  const shared = ctx.platform.sharedState;
+  const result = await lockFor(storage).run(path, shared ? () => withSharedLock(shared, `patch:${path}`, PATCH_LOCK_MS, apply) : apply);
   recordPut(ctx, path, result);
   const headers = await resourceHeaders(ctx, path, result.meta);
   if (result.created) return created(headers, urlFor(ctx, path), result.meta);

@@ -89,7 +89,8 @@ export function rateLimiter(deps: RateLimitDeps): MiddlewareHandler {
 
     await next();
     const failed = c.error !== undefined || c.res.status >= 400;
-    if (failed) await Promise.all(outcomes.filter((outcome) => outcome.rule.countOnlySuccess).map(refund));
+    // The request is answered: a refund the store cannot take now (shared state away) must not replace that answer.
+    if (failed) await Promise.all(outcomes.filter((outcome) => outcome.rule.countOnlySuccess).map(refund)).catch((error: unknown) => deps.platform.log(`rate limit: refund not counted: ${(error as Error).message}`));
     const tightest = outcomes.reduce((a, b) => (b.rule.limit - b.count < a.rule.limit - a.count ? b : a));
     for (const [name, value] of Object.entries(rateHeaders(tightest, at))) c.res.headers.set(name, value);
   };

@@ -9,6 +9,8 @@ import { storageArchive } from './archive.ts';
 import { relayInformation, relayInformationResponse } from './info.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './limits.ts';
 import { Relay } from './relay.ts';
+import type { NostrEvent } from './event.ts';
+import { fanOut } from '../cluster/fan-out.ts';
 
 /** Plain segments only: the path is matched exactly, for WebSocket upgrades and for the NIP-11 document. */
 const RELAY_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -26,11 +28,14 @@ export const nostrFeature: Feature = {
     const path = config.nostrPath;
     checkRelayPath(path);
     const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: config.rateLimit ? config.rateLimitNostr : 0 };
-    const relay = new Relay({
+    // With other instances, each keeps every event accepted by any, and its listeners hear them all.
+    const peers = platform.sharedState ? fanOut<NostrEvent>(platform.sharedState, 'nostr', (event) => void relay.publish(event, true), log) : null;
+    const relay: Relay = new Relay({
       maxEvents: config.nostrMaxEvents,
       now,
       log,
       ...(config.nostrPersist && { archive: storageArchive(platform.storage, log) }),
+      ...(peers && { announce: (event: NostrEvent) => peers.send(event) }),
     });
     const information = relayInformation(limits, config.nostrMaxEvents, config.nostrPersist);
     // The connection code (with nostr-tools' signature check) is loaded by an enabled relay only.
@@ -49,7 +54,7 @@ export const nostrFeature: Feature = {
         return { accept: (socket) => openRelayConnection(socket, { relay, url, limits, now, log }) };
       },
       async init() {
-        await Promise.all([relay.init(), connectionModule()]);
+        await Promise.all([relay.init(), connectionModule(), peers?.init()]);
       },
     };
   },

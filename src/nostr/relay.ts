@@ -30,6 +30,8 @@ export interface RelayDeps {
   now(): number;
   archive?: EventArchive;
   log(line: string): void;
+  /** Tells the relays of other instances (`--redis-url`) of an event accepted here. */
+  announce?(event: NostrEvent): void;
 }
 
 const accepted = (message = ''): OkAnswer => ({ accepted: true, message });
@@ -67,12 +69,16 @@ export class Relay {
     return this.store.query(filters, this.nowSeconds());
   }
 
-  /** Publishes an event whose shape, id and signature have been checked. */
-  async publish(event: NostrEvent): Promise<OkAnswer> {
+  /**
+   * Publishes an event whose shape, id and signature have been checked. `fromPeer`: another instance
+   * accepted (and archived) it; this relay only keeps it in memory and passes it to its listeners.
+   */
+  async publish(event: NostrEvent, fromPeer = false): Promise<OkAnswer> {
     if (event.kind === AUTH_KIND) return refused('invalid: kind 22242 events authenticate a connection (NIP-42) and are never published');
     if (isExpired(event, this.nowSeconds())) return refused('invalid: this event has expired (NIP-40)');
     if (isEphemeral(event.kind)) {
       this.#broadcast(event);
+      if (!fromPeer) this.#deps.announce?.(event);
       return accepted();
     }
     if (this.store.get(event.id)) return accepted('duplicate: already have this event');
@@ -88,6 +94,8 @@ export class Relay {
     if (event.kind === DELETION_KIND) removed.push(...this.#applyDeletion(event));
     removed.push(...this.store.add(event));
     this.#broadcast(event);
+    if (fromPeer) return accepted();
+    this.#deps.announce?.(event);
 
     const archive = this.#deps.archive;
     if (!archive) return accepted();

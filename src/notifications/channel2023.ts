@@ -47,6 +47,9 @@ function randomToken(): string {
 }
 
 /** The channels that exist, by token. Expired ones are swept whenever a channel is created or looked up. */
+/** What other instances need to know of a channel to accept its socket. */
+export type SharedChannel = Omit<Channel, 'sockets' | 'idleSince'>;
+
 export class ChannelRegistry {
   readonly #channels = new Map<string, Channel>();
   /** Channels held per agent (`''` for anonymous callers). */
@@ -71,6 +74,14 @@ export class ChannelRegistry {
     const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now(), agent };
     this.#channels.set(token, channel);
     this.#perAgent.set(agent ?? '', held + 1);
+    return channel;
+  }
+
+  /** A channel another instance created (`--redis-url`), taken over when its socket connects here. */
+  adopt(record: SharedChannel): Channel {
+    const channel: Channel = { ...record, sockets: 0, idleSince: this.#now() };
+    this.#channels.set(channel.token, channel);
+    this.#perAgent.set(channel.agent ?? '', (this.#perAgent.get(channel.agent ?? '') ?? 0) + 1);
     return channel;
   }
 

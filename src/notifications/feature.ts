@@ -13,7 +13,8 @@ import { podHostsOf, type PodHosts } from '../pods/subdomains.ts';
 import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
-import { CHANNEL_PATH, ChannelRegistry, openChannelSocket } from './channel2023.ts';
+import type { SharedState } from '../cluster/shared-state.ts';
+import { CHANNEL_PATH, ChannelRegistry, openChannelSocket, type Channel, type SharedChannel } from './channel2023.ts';
 import { httpOrigin, serviceDescriptionDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription } from './discovery.ts';
 import { NotificationHub } from './hub.ts';
 import { openSolid01 } from './solid01.ts';
@@ -30,7 +31,12 @@ export interface NotificationsDeps {
   hosts: PodHosts | null;
   log(line: string): void;
   now(): number;
+  /** Present with `--redis-url`: channels are shared with the other instances. */
+  sharedState?: SharedState;
 }
+
+/** How long a channel without an `endAt` stays known to other instances. */
+const SHARED_CHANNEL_MS = 24 * 3600 * 1000;
 
 export interface Notifications {
   readonly hub: NotificationHub;
@@ -75,6 +81,20 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     onError: (error) => deps.log(`notifications: delivery failed: ${error instanceof Error ? error.message : String(error)}`),
   });
   const registry = new ChannelRegistry(deps.now);
+  // With other instances, a channel created through one may have its socket opened on any.
+  const shared = deps.sharedState;
+  const share = shared
+    ? async (channel: Channel) => {
+        const record: SharedChannel = { id: channel.id, token: channel.token, topic: channel.topic, topicUrl: channel.topicUrl, origin: channel.origin, endAt: channel.endAt, agent: channel.agent };
+        await shared.set(`channel:${channel.token}`, JSON.stringify(record), channel.endAt === undefined ? SHARED_CHANNEL_MS : Math.max(1, channel.endAt - deps.now()));
+      }
+    : undefined;
+  const findChannel = async (token: string): Promise<Channel | undefined> => {
+    const known = registry.find(token);
+    if (known || !shared || !token) return known;
+    const text = await shared.get(`channel:${token}`).catch(() => null);
+    return text ? registry.adopt(JSON.parse(text) as SharedChannel) : undefined;
+  };
 
   const canReadAs = (caller: Caller) => async (path: string) => {
     try {
@@ -93,7 +113,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
       return { accept: (socket) => openSolid01(socket, { hub, origin, pathOf, canRead }) };
     }
     if (url.pathname === CHANNEL_PATH) {
-      const channel = registry.find(url.searchParams.get('auth') ?? '');
+      const channel = await findChannel(url.searchParams.get('auth') ?? '');
       if (!channel) return { refuse: problemResponse(404, 'There is no such notification channel, or it has expired.', { type: 'urn:svc:problem:unknown-channel' }) };
       return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, urlOf }) };
     }
@@ -103,7 +123,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
   function register(app: Hono): void {
     app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw));
     app.on(['GET', 'HEAD'], CHANNEL_PATH, (c) => serviceDescriptionDocument(c.req.raw));
-    app.post(CHANNEL_PATH, async (c) => handleSubscription(c.req.raw, await deps.authenticate(c.req.raw), { registry, access: deps.access, pathOf }, deps.now()));
+    app.post(CHANNEL_PATH, async (c) => handleSubscription(c.req.raw, await deps.authenticate(c.req.raw), { registry, access: deps.access, pathOf, ...(share && { share }) }, deps.now()));
     app.all(SOLID01_PATH, () =>
       problemResponse(426, 'This is the solid-0.1 WebSocket endpoint; connect with a WebSocket client.', {
         type: 'urn:svc:problem:upgrade-required',
@@ -128,6 +148,7 @@ export const notificationsFeature: Feature = {
       hosts: podHostsOf(context.config),
       log: context.log,
       now: context.now,
+      ...(context.platform.sharedState && { sharedState: context.platform.sharedState }),
     });
     return { routes: notifications.register, afterWrite: notifications.publish, upgrade: notifications.upgrade };
   },

@@ -3,7 +3,7 @@ import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
-import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, MAX_ANONYMOUS_CHANNELS, MAX_CHANNELS_PER_AGENT, type ChannelRegistry } from './channel2023.ts';
+import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, MAX_ANONYMOUS_CHANNELS, MAX_CHANNELS_PER_AGENT, type Channel, type ChannelRegistry } from './channel2023.ts';
 import { httpOrigin, webSocketOrigin } from './discovery.ts';
 
 const MAX_REQUEST_BYTES = 16 * 1024;
@@ -11,6 +11,8 @@ const ACCEPTED_TYPES = new Set([CHANNEL_TYPE, 'WebSocketChannel2023', 'notify:We
 
 export interface SubscribeDeps {
   registry: ChannelRegistry;
+  /** Makes a new channel known to the other instances (`--redis-url`), so its socket may connect to any. */
+  share?(channel: Channel): Promise<void>;
   access: AccessControl;
   pathOf(url: URL): string;
 }
@@ -82,6 +84,7 @@ export async function handleSubscription(request: Request, caller: Caller, deps:
     const share = caller.webId === null ? `${MAX_ANONYMOUS_CHANNELS} channels for anonymous callers` : `${MAX_CHANNELS_PER_AGENT} channels per agent`;
     throw new HttpProblem(429, `You hold the most channels allowed (${share}); close some or wait for idle ones to expire.`, { type: 'too-many-channels', headers: { 'Retry-After': '60' } });
   }
+  await deps.share?.(channel);
   const receiveFrom = `${webSocketOrigin(requestUrl)}${CHANNEL_PATH}?auth=${channel.token}`;
   return new Response(JSON.stringify(channelDescription(channel, receiveFrom)), {
     status: 200,

@@ -1,3 +1,4 @@
+import type { SharedState } from '../cluster/shared-state.ts';
 import { aclPathFor } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -17,6 +18,8 @@ const MAX_ENTRIES = 10_000;
  * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.
  */
 export const ACL_MAX_AGE_MS = 5000;
+/** Counter in the shared state that every ACL write moves, so all instances drop what they cached. */
+const SHARED_GENERATION = 'acl-generation';
 
 /**
  * Parsed ACL documents by path, absent ones included, so a warm lookup is a walk of map hits. Any write
@@ -29,11 +32,21 @@ export class AclCache {
   readonly #now: () => number;
   readonly #documents = new Map<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>();
   #generation = 0;
+  readonly #shared: SharedState | undefined;
+  /** The shared generation this cache's entries were loaded under. */
+  #sharedSeen: string | null = null;
+  #sharedUnreachable = false;
 
-  constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now) {
+  /**
+   * With `shared` (other instances serve the same storage), every lookup first reads the shared generation:
+   * an ACL written through any instance applies on all at once. While it cannot be read, entries live
+   * ACL_MAX_AGE_MS, as with one instance and a change made on disk.
+   */
+  constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now, shared?: SharedState) {
     this.#storage = storage;
     this.#log = log;
     this.#now = now;
+    this.#shared = shared;
   }
 
   /** Moves on every invalidation: what was derived from the ACLs before it may be out of date. */
@@ -46,8 +59,40 @@ export class AclCache {
     this.#documents.delete(aclPath);
   }
 
+  /**
+   * Tells the other instances that `aclPath` changes: before the write (throws when they cannot be told, so
+   * nothing is written) and again after it (then only logged), so none keeps what it read in between.
+   */
+  async announceChange(aclPath: string, written: boolean): Promise<void> {
+    this.invalidate(aclPath);
+    if (!this.#shared) return;
+    const bump = this.#shared.add(SHARED_GENERATION, 1);
+    if (!written) {
+      await bump;
+      return;
+    }
+    await bump.catch((error: unknown) => this.#log(`warning: other instances may apply ${aclPath} up to ${ACL_MAX_AGE_MS / 1000} s late: ${(error as Error).message}`));
+  }
+
+  async #syncShared(): Promise<void> {
+    let seen: string | null;
+    try {
+      seen = (await this.#shared!.get(SHARED_GENERATION)) ?? '0';
+      this.#sharedUnreachable = false;
+    } catch (error) {
+      if (!this.#sharedUnreachable) this.#log(`warning: ACL changes made through other instances apply after up to ${ACL_MAX_AGE_MS / 1000} s while the shared state is away: ${(error as Error).message}`);
+      this.#sharedUnreachable = true;
+      return;
+    }
+    if (seen === this.#sharedSeen) return;
+    this.#sharedSeen = seen;
+    this.#generation += 1;
+    this.#documents.clear();
+  }
+
   /** The nearest ACL document from the path up to the root; null when there is none at all. */
   async effectiveAcl(path: string): Promise<EffectiveAcl | null> {
+    if (this.#shared) await this.#syncShared();
     for (let current: string | null = path; current !== null; current = parentOf(current)) {
       const authorizations = await this.#document(aclPathFor(current));
       if (authorizations) return { governedBy: current, inherited: current !== path, authorizations };

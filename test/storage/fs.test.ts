@@ -138,4 +138,22 @@ describe('fs driver recovery at startup', () => {
     await restarted.close();
     expect((await FsDriver.open(first.root, { recover: true })).uncleanStop).toBe(false);
   });
+
+  it('beside other servers (shared), spares young temp files, which may be their writes in flight, and keeps the marker', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-fs-'));
+    roots.push(root);
+    const running = await FsDriver.open(root, { recover: true, shared: true });
+    await writeFile(join(root, '.svc-tmp-0123456789ab'), 'a body being written');
+    await writeFile(join(root, '.svc-tmp-ba9876543210'), 'left by a crash long ago');
+    const longAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(join(root, '.svc-tmp-ba9876543210'), longAgo, longAgo);
+
+    const joining = await FsDriver.open(root, { recover: true, shared: true });
+    expect(joining.uncleanStop).toBe(false);
+    expect((await readdir(root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running']);
+    await joining.close();
+    await running.close();
+    // A later start alone cannot know how the others stopped: it recounts.
+    expect((await FsDriver.open(root, { recover: true })).uncleanStop).toBe(true);
+  });
 });

@@ -1,0 +1,191 @@
+import type { SharedState } from '../cluster/shared-state.ts';
+import { withSharedLock } from '../cluster/shared-lock.ts';
+import { KeyedLock } from '../storage/keyed-lock.ts';
+import { wrapWrites } from '../storage/wrap.ts';
+import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
+import { isQuotaPath, measurePodUsage, podRootOfPath, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
+import type { QuotaOptions } from './with-quotas.ts';
+
+/** Holding the record's shared lock longer than this (a dead instance) no longer keeps others from saving it. */
+const RECORD_LOCK_MS = 30_000;
+
+const encoder = new TextEncoder();
+
+function knownSize(body: PutBody): number | undefined {
+  if (typeof body === 'string') return encoder.encode(body).byteLength;
+  if (body instanceof Uint8Array) return body.byteLength;
+  return undefined;
+}
+
+/**
+ * The counts of one pod in the shared state: `used` (bytes stored) and `claimed` (used plus what writes in
+ * flight on any instance hold), `etag` of the record as an instance last saved it, and `saved`, the
+ * `used` it saved then.
+ */
+function keysOf(podRoot: string) {
+  const base = `quota:${podRoot}`;
+  return { used: `${base}:used`, claimed: `${base}:claimed`, etag: `${base}:etag`, saved: `${base}:saved` };
+}
+
+const count = (text: string | null) => Number(text ?? 0);
+
+/**
+ * `withQuotas` for several instances on one storage (`--redis-url`). The limit stays in `.quota.json`
+ * (`svc quota set` writes it there); `used` and the space writes in flight hold are counters in the shared
+ * state, so a reservation is one atomic bounded add however many instances write into the pod. The record
+ * is saved under a shared lock after each write (one save for all the writes queued behind it), so it
+ * ends equal to the shared count. When the shared state has no count for a pod (first use, or Redis lost
+ * its data) the pod is measured from its files, under that lock, before it is counted again.
+ */
+export function withSharedQuotas(inner: StorageDriver, shared: SharedState, options: QuotaOptions): StorageDriver {
+  /** The limit of each pod's record by the record's ETag, so an unchanged record is not read again. */
+  const limits = new Map<string, { etag: string; limit: number }>();
+  const unreadable = new Map<string, string>();
+  /** Pods whose count missed a write (the shared state was away when it ended): measured again on next use. */
+  const missed = new Set<string>();
+  const saves = new KeyedLock();
+  const versions = new Map<string, { version: number; saved: number }>();
+
+  /** The pod's limit; null when the pod has no (readable) record, and its writes pass uncounted. */
+  async function limitOf(podRoot: string): Promise<number | null> {
+    const meta = await inner.head(quotaPathOf(podRoot));
+    if (!meta) return null;
+    const known = limits.get(podRoot);
+    if (known && known.etag === meta.etag) return known.limit;
+    let stored: Awaited<ReturnType<typeof readQuotaRecord>>;
+    try {
+      stored = await readQuotaRecord(inner, podRoot);
+    } catch (error) {
+      if (unreadable.get(podRoot) !== meta.etag) {
+        unreadable.set(podRoot, meta.etag);
+        options.log(`quota: ${(error as Error).message}; writes to ${podRoot} are not limited or counted until \`svc quota reconcile\` or \`svc quota set\` rewrites it.`);
+      }
+      return null;
+    }
+    if (!stored) return null;
+    limits.set(podRoot, { etag: stored.etag, limit: stored.record.limit });
+    return stored.record.limit;
+  }
+
+  /** Makes sure the shared state counts the pod: measured from the files when it has no count (or one missed a write). */
+  async function ensureCounted(podRoot: string): Promise<void> {
+    const keys = keysOf(podRoot);
+    if (!missed.has(podRoot) && (await shared.get(keys.etag)) !== null) return;
+    await withSharedLock(shared, `quota:${podRoot}`, RECORD_LOCK_MS, async () => {
+      const recount = missed.has(podRoot);
+      if (!recount && (await shared.get(keys.etag)) !== null) return;
+      const used = await measurePodUsage(inner, podRoot);
+      const inFlight = recount ? count(await shared.get(keys.claimed)) - count(await shared.get(keys.used)) : 0;
+      await shared.set(keys.used, String(used));
+      await shared.set(keys.claimed, String(used + Math.max(0, inFlight)));
+      await shared.set(keys.saved, String(used));
+      const record = await inner.head(quotaPathOf(podRoot));
+      await shared.set(keys.etag, record?.etag ?? '');
+      missed.delete(podRoot);
+    });
+  }
+
+  /** Saves the shared count into the record; an instance's writes queued behind one save share the next. */
+  function save(podRoot: string): Promise<void> {
+    const state = versions.get(podRoot) ?? { version: 0, saved: 0 };
+    versions.set(podRoot, state);
+    const wanted = ++state.version;
+    return saves.run(podRoot, async () => {
+      if (state.saved >= wanted) return;
+      const version = state.version;
+      await withSharedLock(shared, `quota:${podRoot}`, RECORD_LOCK_MS, async () => {
+        const keys = keysOf(podRoot);
+        const stored = await readQuotaRecord(inner, podRoot);
+        if (!stored) return;
+        const savedEtag = await shared.get(keys.etag);
+        if (savedEtag !== null && savedEtag !== stored.etag) {
+          // Rewritten by `svc quota set` or `reconcile` since an instance saved it: its `used` is the new base.
+          const change = stored.record.used - count(await shared.get(keys.saved));
+          await shared.add(keys.used, change);
+          await shared.add(keys.claimed, change);
+        }
+        const used = Math.max(0, count(await shared.get(keys.used)));
+        const etag = await writeQuotaRecord(inner, podRoot, { limit: stored.record.limit, used }, stored.etag);
+        if (etag === null) return;
+        await shared.set(keys.etag, etag);
+        await shared.set(keys.saved, String(used));
+      });
+      state.saved = version;
+    });
+  }
+
+  const countedPod = (path: string): string | null => (isQuotaPath(path) ? null : podRootOfPath(path));
+
+  /** Counts a finished write; when the shared state cannot take it, the pod is measured again on next use. */
+  async function commit(podRoot: string, change: number, held: number): Promise<void> {
+    const keys = keysOf(podRoot);
+    try {
+      if (change !== 0) await shared.add(keys.used, change);
+      if (change !== held) await shared.add(keys.claimed, change - held);
+      if (change !== 0) await save(podRoot);
+    } catch (error) {
+      missed.add(podRoot);
+      options.log(`quota: ${podRoot} will be measured again: a write was not counted (${(error as Error).message}).`);
+    }
+  }
+
+  return wrapWrites(inner, {
+    async put(path: string, body: PutBody, putOptions: PutOptions): Promise<PutResult | null> {
+      const podRoot = countedPod(path);
+      const limit = podRoot ? await limitOf(podRoot) : null;
+      if (!podRoot || limit === null) return inner.put(path, body, putOptions);
+      await ensureCounted(podRoot);
+      const keys = keysOf(podRoot);
+      const current = await inner.head(path);
+      const previousSize = current && !current.isContainer ? current.size : 0;
+      let held = 0;
+      /** Grows this write's claim to a new total body size; throws the 507 problem when the limit would be passed. */
+      const grow = async (totalSize: number, complete: boolean) => {
+        const growth = Math.max(0, totalSize - previousSize);
+        if (growth <= held) return;
+        const more = growth - held;
+        if ((await shared.add(keys.claimed, more, limit > 0 ? { max: limit } : {})) === null) {
+          throw quotaExceeded({ limit, used: count(await shared.get(keys.used)) }, totalSize, complete);
+        }
+        held = growth;
+      };
+      let guarded = body;
+      const size = knownSize(body);
+      if (size !== undefined) await grow(size, true);
+      else {
+        let seen = 0;
+        guarded = (body as ReadableStream<Uint8Array>).pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            async transform(chunk, controller) {
+              seen += chunk.byteLength;
+              try {
+                await grow(seen, false);
+                controller.enqueue(chunk);
+              } catch (problem) {
+                controller.error(problem);
+              }
+            },
+          }),
+        );
+      }
+      let result: PutResult | null;
+      try {
+        result = await inner.put(path, guarded, putOptions);
+      } catch (error) {
+        if (held > 0) await shared.add(keys.claimed, -held).catch(() => missed.add(podRoot));
+        throw error;
+      }
+      await commit(podRoot, result ? result.meta.size - result.previousSize : 0, held);
+      return result;
+    },
+
+    async delete(path: string, deleteOptions?: DeleteOptions): Promise<ResourceMeta | null> {
+      const podRoot = countedPod(path);
+      const limit = podRoot ? await limitOf(podRoot) : null;
+      if (podRoot && limit !== null) await ensureCounted(podRoot);
+      const deleted = await inner.delete(path, deleteOptions);
+      if (podRoot && limit !== null && deleted && !deleted.isContainer) await commit(podRoot, -deleted.size, 0);
+      return deleted;
+    },
+  });
+}

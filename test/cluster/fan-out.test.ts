@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fanOut } from '../../src/cluster/fan-out.ts';
+import type { SharedState } from '../../src/cluster/shared-state.ts';
+import type { NostrEvent } from '../../src/nostr/event.ts';
+import { Relay } from '../../src/nostr/relay.ts';
+import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
+import { Author } from '../nostr/support.ts';
+import { startTestRedis, type TestRedis } from '../support/redis.ts';
+
+let redis: TestRedis;
+const states: SharedState[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+
+afterAll(async () => {
+  for (const state of states) await state.close();
+  await redis?.stop();
+});
+
+/** A relay as the nostr feature builds it with --redis-url, with its own connection to the shared Redis. */
+async function relayInstance() {
+  const state = await openRedisSharedState(redis.url, () => undefined);
+  states.push(state);
+  const peers = fanOut<NostrEvent>(state, 'nostr', (event) => void relay.publish(event, true), () => undefined);
+  const relay: Relay = new Relay({ maxEvents: 100, now: Date.now, log: () => undefined, announce: (event) => peers.send(event) });
+  await peers.init();
+  const delivered: NostrEvent[] = [];
+  relay.listen({ deliver: (event) => delivered.push(event) });
+  return { relay, delivered };
+}
+
+describe('fan-out between instances', () => {
+  it('gives every relay the events accepted by any, once each, to keep and to deliver', async () => {
+    const [first, second, third] = [await relayInstance(), await relayInstance(), await relayInstance()];
+    const note = new Author().sign({ created_at: Math.floor(Date.now() / 1000) });
+    expect(await first.relay.publish(note)).toEqual({ accepted: true, message: '' });
+    await vi.waitFor(() => {
+      expect(second.delivered).toEqual([note]);
+      expect(third.delivered).toEqual([note]);
+    });
+    expect(first.delivered).toEqual([note]);
+    expect(second.relay.store.get(note.id)).toEqual(note);
+    // A copy sent to another relay is a duplicate there and goes no further.
+    expect(await second.relay.publish(note)).toEqual({ accepted: true, message: 'duplicate: already have this event' });
+  });
+});
