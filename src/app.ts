@@ -7,6 +7,7 @@ import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { databrowserFeature } from './databrowser/feature.ts';
 import { liveReloadFeature } from './databrowser/live-reload.ts';
+import { activitypubFeature } from './activitypub/feature.ts';
 import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
@@ -34,7 +35,7 @@ import { storagePathFromUrlPath } from './storage/paths.ts';
  * The optional features, in the order their routes are registered (see docs/architecture.md). Live reload
  * comes before the data browser, so its script also goes into the data browser's wrapper pages.
  */
-const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, liveReloadFeature, databrowserFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, idpFeature, notificationsFeature, nostrFeature, activitypubFeature, gitFeature, docdbFeature, liveReloadFeature, databrowserFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
