@@ -27,6 +27,8 @@ export class StorageMessageQueue implements MessageQueue {
   readonly #now: () => number;
   readonly #log: (line: string) => void;
   #wake: (() => void) | null = null;
+  /** Keeps messages queued within one millisecond in the order they came. */
+  #sequence = 0;
 
   constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
@@ -37,7 +39,7 @@ export class StorageMessageQueue implements MessageQueue {
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
     const due = this.#now() + Math.max(0, options?.delay?.total('millisecond') ?? 0);
     const record: QueuedMessage = { due, message };
-    await writeRecord(this.#storage, `${QUEUE_CONTAINER}${String(due).padStart(15, '0')}-${randomSuffix()}.json`, record, true);
+    await writeRecord(this.#storage, `${QUEUE_CONTAINER}${String(due).padStart(15, '0')}-${String(this.#sequence++ % 1e9).padStart(9, '0')}-${randomSuffix()}.json`, record, true);
     this.#wake?.();
   }
 
