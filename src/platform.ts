@@ -42,6 +42,12 @@ export interface Platform {
    * editor), having dropped what the driver cached of them. Absent: `--live-reload` sees writes over HTTP only.
    */
   watchStorage?(changed: (paths: readonly string[]) => void): void;
+  /**
+   * Loads the ActivityPub federation (`src/activitypub/federation.ts`, on fedify) for `--activitypub`. A
+   * capability because fedify 1.5's npm build brings a Deno shim of Node's built-ins that the Workers
+   * bundle cannot resolve: the runtimes that can hold it import it. Absent: `--activitypub` is refused at startup.
+   */
+  activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

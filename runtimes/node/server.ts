@@ -75,6 +75,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     ...(documentStore && { documentStore }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
     ...(watcher && { watchStorage: watcher.watch }),
+    ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
   let app: App;
   try {

@@ -89,6 +89,7 @@ export async function prepareStandalone(
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
   const app = createApp(config, platform);
   await app.init();

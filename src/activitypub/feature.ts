@@ -1,6 +1,6 @@
 /**
  * `--activitypub`: the WebID of the pod at `/` is also a fediverse actor (docs/activitypub.md). fedify
- * (loaded only when the feature is on) answers the actor, collections, NodeInfo and inboxes; WebFinger stays
+ * (loaded through the platform, only when the feature is on) answers the actor, collections, NodeInfo and inboxes; WebFinger stays
  * the core's, with the actor's `self` link added here.
  */
 import type { Context, Next } from 'hono';
@@ -38,7 +38,8 @@ export const activitypubFeature: Feature = {
       throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');
     }
     const outboundFetch = platform.fetch;
-    if (!outboundFetch) throw new ConfigError(`--activitypub needs outbound requests, which the ${platform.runtime} runtime does not offer.`);
+    const loadFederation = platform.activityPub;
+    if (!outboundFetch || !loadFederation) throw new ConfigError(`--activitypub is not available on the ${platform.runtime} runtime (it needs outbound requests and fedify).`);
     let activityPub: ActivityPub | undefined;
     const stopDelivery = new AbortController();
     const federated = (request: Request, onNotAcceptable?: () => Promise<Response>) =>
@@ -79,7 +80,7 @@ export const activitypubFeature: Feature = {
       webfinger: (account) =>
         account.podPath === '/' ? [{ rel: 'self', type: 'application/activity+json', href: account.origin + ACTOR }] : [],
       async init() {
-        const { createActivityPub } = await import('./federation.ts');
+        const { createActivityPub } = await loadFederation();
         activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish });
         void activityPub.deliver(stopDelivery.signal).catch((error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`));
       },

@@ -161,35 +161,47 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
     openRegistrations: false,
   }));
 
-  /** Whether an inbound activity is for the owner: addressed to the actor, its followers, or sent to its inbox. */
+  /** Keeps an activity that came to the actor's (or the shared) inbox in the pod. */
   const storeInbound = async (ctx: InboxContext<void>, activity: Activity) => {
     if (!activity.id) return;
     await socialOf(ctx).storeInbound(activity.id.href, await activity.toJsonLd({ contextLoader: ctx.contextLoader }));
   };
+  /**
+   * A listener whose failure (an actor that cannot be fetched, a full pod) is logged, not answered with
+   * fedify's 500: the signed activity was received; what the server could not do with it is its own matter.
+   */
+  const logged =
+    <T extends Activity>(listener: (ctx: InboxContext<void>, activity: T) => Promise<void>) =>
+    async (ctx: InboxContext<void>, activity: T) => {
+      try {
+        await listener(ctx, activity);
+      } catch (error) {
+        log(`activitypub: could not handle ${activity.id?.href ?? 'an activity'}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
 
   federation
     .setInboxListeners(`${ACTOR_PATH}/inbox`, SHARED_INBOX_PATH)
-    .on(Follow, async (ctx, follow) => {
+    .on(Follow, logged(async (ctx, follow: Follow) => {
       if (!follow.id || follow.objectId?.href !== ctx.getActorUri(ACTOR_IDENTIFIER).href) return;
       const follower = await follow.getActor(ctx);
       if (!follower || follower.id?.href !== follow.actorId?.href) return;
       await socialOf(ctx).acceptFollow(follow, follower);
-    })
-    .on(Undo, async (ctx, undo) => {
+    }))
+    .on(Undo, logged(async (ctx, undo: Undo) => {
       const object = await undo.getObject(ctx);
       if (!(object instanceof Follow) || !undo.actorId || object.actorId?.href !== undo.actorId.href) return;
       if (object.objectId?.href !== ctx.getActorUri(ACTOR_IDENTIFIER).href) return;
       await socialOf(ctx).removeFollower(undo.actorId.href);
-    })
-    .on(Accept, async (ctx, accept) => {
+    }))
+    .on(Accept, logged(async (ctx, accept: Accept) => {
       if (!accept.actorId) return;
       await socialOf(ctx).followAccepted(accept.actorId.href, accept.objectId?.href);
-    })
-    .on(Create, storeInbound)
-    .on(Like, storeInbound)
-    .on(Announce, storeInbound)
-    .on(Delete, storeInbound)
-    .onError((_ctx, error) => log(`activitypub: inbox listener failed: ${error.message}`));
+    }))
+    .on(Create, logged(storeInbound))
+    .on(Like, logged(storeInbound))
+    .on(Announce, logged(storeInbound))
+    .on(Delete, logged(storeInbound));
 
   return {
     federation,

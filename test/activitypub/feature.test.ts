@@ -13,6 +13,7 @@ const NOSTR = 'a'.repeat(64);
 const noOutbound = async (url: string | URL) => {
   throw new OutboundFetchRefused(String(url), 'no network in this test');
 };
+const platform = { fetch: noOutbound, activityPub: () => import('../../src/activitypub/federation.ts') };
 
 /** One generated key pair for every test (RSA generation takes seconds), copied into each fresh storage. */
 const storedKeyPair = (async () => {
@@ -24,19 +25,20 @@ const storedKeyPair = (async () => {
 async function federatedApp(flags: Record<string, unknown> = {}) {
   const storage = new MemoryDriver();
   await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
-  const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', apDisplayName: 'Alice', apSummary: 'Pods and posts', ...flags }, storage, { fetch: noOutbound });
+  const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', apDisplayName: 'Alice', apSummary: 'Pods and posts', ...flags }, storage, platform);
   const { token } = await test.app.singleUserPod!();
   return { ...test, token: token! };
 }
 
 describe('--activitypub', () => {
   it('needs the pod at / (its WebID is the actor)', () => {
-    expect(() => makeApp({ activitypub: true }, undefined, { fetch: noOutbound })).toThrow(/--single-user --single-user-name ""/);
-    expect(() => makeApp({ activitypub: true, singleUser: true }, undefined, { fetch: noOutbound })).toThrow(/--single-user-name/);
+    expect(() => makeApp({ activitypub: true }, undefined, platform)).toThrow(/--single-user --single-user-name ""/);
+    expect(() => makeApp({ activitypub: true, singleUser: true }, undefined, platform)).toThrow(/--single-user-name/);
   });
 
-  it('needs the outbound fetch', () => {
-    expect(() => makeApp({ activitypub: true, singleUser: true, singleUserName: '' })).toThrow(/outbound requests/);
+  it('is refused on a runtime without the outbound fetch or fedify (Workers)', () => {
+    expect(() => makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, undefined, { fetch: noOutbound })).toThrow(/not available on the test runtime/);
+    expect(() => makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, undefined, { activityPub: platform.activityPub })).toThrow(/not available on the test runtime/);
   });
 
   it('answers /profile/card as an ActivityStreams Person to AS clients, and as the Solid profile to others', async () => {
@@ -66,9 +68,9 @@ describe('--activitypub', () => {
   });
 
   it('keeps the same key pair across restarts (stored in the data directory)', async () => {
-    const first = makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, undefined, { fetch: noOutbound });
+    const first = makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, undefined, platform);
     const keyOf = async (request: typeof first.request) => ((await (await request('/profile/card', { headers: { accept: AS } })).json()) as any).publicKey.publicKeyPem;
-    const again = makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, first.storage, { fetch: noOutbound });
+    const again = makeApp({ activitypub: true, singleUser: true, singleUserName: '' }, first.storage, platform);
     expect(await keyOf(again.request)).toBe(await keyOf(first.request));
   });
 
