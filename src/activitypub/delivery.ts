@@ -49,6 +49,11 @@ export class Delivery {
     return this.#queue.listen((job: DeliveryJob) => this.#deliver(job), { signal });
   }
 
+  /** Makes one pass over the deliveries due now. */
+  async deliverDue(): Promise<void> {
+    await this.#queue.handleDue((job: DeliveryJob) => this.#deliver(job));
+  }
+
   async #deliver(job: DeliveryJob): Promise<void> {
     const body = JSON.stringify(job.activity);
     const unsigned = new Request(job.inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json' }, body });

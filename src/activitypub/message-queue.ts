@@ -51,7 +51,7 @@ export class StorageMessageQueue implements MessageQueue {
   async listen(handler: (message: any) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
     const signal = options?.signal;
     while (!signal?.aborted) {
-      const wait = await this.#handleDue(handler);
+      const wait = await this.handleDue(handler);
       if (signal?.aborted) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, wait);
@@ -67,8 +67,8 @@ export class StorageMessageQueue implements MessageQueue {
     }
   }
 
-  /** Handles every due message; answers how long to wait for the next one. */
-  async #handleDue(handler: (message: any) => Promise<void> | void): Promise<number> {
+  /** Handles every message due now, once; answers how long to wait for the next one. */
+  async handleDue(handler: (message: any) => Promise<void> | void): Promise<number> {
     for (const path of await recordPaths(this.#storage, QUEUE_CONTAINER)) {
       const record = await readRecord<QueuedMessage>(this.#storage, path);
       if (!record) continue;
