@@ -71,7 +71,7 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
   const keys = await loadOrCreateActorKeys(storage, now);
   const queue = new StorageMessageQueue(storage, now, log);
   const delivery = new Delivery({ queue, fetch: deps.fetch, privateKey: () => keys.privateKey, log });
-  const socialDeps: SocialDeps = { storage, delivery, now, publish: deps.publish };
+  const socialDeps: SocialDeps = { storage, delivery, fetch: deps.fetch, now, publish: deps.publish };
   const documentLoader = guardedDocumentLoader(deps.fetch);
   const contextLoader = guardedContextLoader(deps.fetch);
   const federation = createFederation<void>({

@@ -8,7 +8,9 @@ import { Temporal } from '@js-temporal/polyfill';
 import type { Change } from '../ldp/context.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import type { OutboundFetch } from '../platform.ts';
 import type { Delivery } from './delivery.ts';
+import { actorUrlOfHandle, isHandle } from './handle.ts';
 import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, hashName, INBOX_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
 import { readRecord, recordPaths, writeRecord } from './records.ts';
 
@@ -48,6 +50,8 @@ export interface PageRequest {
 export interface SocialDeps {
   storage: StorageDriver;
   delivery: Delivery;
+  /** The guarded outbound fetch, for WebFinger lookups of handles. */
+  fetch: OutboundFetch;
   now(): number;
   publish(changes: readonly Change[]): void;
 }
@@ -146,6 +150,11 @@ export class Social {
     return { items: await readAll(this.#deps.storage, slice), total };
   }
 
+  /** An actor URL as given, or the one a handle (`@alice@example.org`) names. */
+  async #actorUrl(actor: string): Promise<string> {
+    return isHandle(actor) ? actorUrlOfHandle(this.#deps.fetch, actor) : actor;
+  }
+
   async #lookupActor(actorUrl: string): Promise<Actor> {
     let url: URL;
     try {
@@ -158,9 +167,9 @@ export class Social {
     return actor;
   }
 
-  /** Sends Follow to the actor's inbox; the actor is `pending` in `following` until it accepts. */
-  async follow(actorUrl: string): Promise<FollowingRecord> {
-    const remote = remoteActorOf(await this.#lookupActor(actorUrl));
+  /** Sends Follow to the actor's inbox (an actor URL or a handle); `pending` in `following` until it accepts. */
+  async follow(actor: string): Promise<FollowingRecord> {
+    const remote = remoteActorOf(await this.#lookupActor(await this.#actorUrl(actor)));
     const followId = `${this.actorId.href}/follows/${timedName(this.#deps.now())}`;
     const follow = new Follow({ id: new URL(followId), actor: this.actorId, object: new URL(remote.id) });
     const record: FollowingRecord = { ...remote, followId, state: 'pending', since: new Date(this.#deps.now()).toISOString() };
@@ -170,8 +179,8 @@ export class Social {
   }
 
   /** Sends Undo of the Follow and forgets the actor; false when the owner did not follow it. */
-  async unfollow(actorUrl: string): Promise<boolean> {
-    const path = FOLLOWING_CONTAINER + (await hashName(actorUrl)) + '.json';
+  async unfollow(actor: string): Promise<boolean> {
+    const path = FOLLOWING_CONTAINER + (await hashName(await this.#actorUrl(actor))) + '.json';
     const record = await readRecord<FollowingRecord>(this.#deps.storage, path);
     if (!record) return false;
     const { value } = record;

@@ -22,10 +22,10 @@ const storedKeyPair = (async () => {
   return new Response((await storage.get(KEY_PAIR_PATH))!.body).text();
 })();
 
-async function federatedApp(flags: Record<string, unknown> = {}) {
+async function federatedApp(flags: Record<string, unknown> = {}, fetch: typeof noOutbound = noOutbound) {
   const storage = new MemoryDriver();
   await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
-  const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', apDisplayName: 'Alice', apSummary: 'Pods and posts', ...flags }, storage, platform);
+  const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', apDisplayName: 'Alice', apSummary: 'Pods and posts', ...flags }, storage, { ...platform, fetch });
   const { token } = await test.app.singleUserPod!();
   return { ...test, token: token! };
 }
@@ -115,5 +115,32 @@ describe('--activitypub', () => {
     expect(page.orderedItems.id ?? page.orderedItems[0].id).toBe(location);
     const bad = await request('/profile/card/outbox', { method: 'POST', headers: { 'content-type': AS, authorization: `Bearer ${token}` }, body: '{"type":"Note"}' });
     expect(bad.status).toBe(400);
+  });
+
+  it('follows a handle: WebFinger (https, through the outbound fetch) finds the actor, the Follow goes to its inbox', async () => {
+    const bob = 'https://remote.example/users/bob';
+    const delivered: { url: string; body: any }[] = [];
+    const remote = async (url: string | URL, init?: RequestInit) => {
+      const target = String(url);
+      if (target === 'https://remote.example/.well-known/webfinger?resource=acct%3Abob%40remote.example') {
+        return Response.json({ subject: 'acct:bob@remote.example', links: [{ rel: 'self', type: AS, href: bob }] });
+      }
+      if (target === bob) {
+        return Response.json({ '@context': 'https://www.w3.org/ns/activitystreams', id: bob, type: 'Person', preferredUsername: 'bob', inbox: `${bob}/inbox` });
+      }
+      if (target === `${bob}/inbox` && init?.method === 'POST') {
+        delivered.push({ url: target, body: JSON.parse(String(init.body)) });
+        return new Response(null, { status: 202 });
+      }
+      return new Response(null, { status: 404 });
+    };
+    const { request, token } = await federatedApp({}, remote as typeof noOutbound);
+    const follow = await request('/profile/card/outbox', { method: 'POST', headers: { 'content-type': AS, authorization: `Bearer ${token}` }, body: JSON.stringify({ type: 'Follow', object: '@bob@remote.example' }) });
+    expect(follow.status).toBe(201);
+    for (let attempt = 0; attempt < 200 && delivered.length === 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.body).toMatchObject({ type: 'Follow', actor: 'http://pod.test/profile/card', object: bob });
+    const unknown = await request('/profile/card/outbox', { method: 'POST', headers: { 'content-type': AS, authorization: `Bearer ${token}` }, body: JSON.stringify({ type: 'Follow', object: '@nobody@remote.example' }) });
+    expect(unknown.status).toBe(400);
   });
 });
