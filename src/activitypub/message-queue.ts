@@ -51,7 +51,13 @@ export class StorageMessageQueue implements MessageQueue {
   async listen(handler: (message: any) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
     const signal = options?.signal;
     while (!signal?.aborted) {
-      const wait = await this.handleDue(handler);
+      let wait = POLL_MS;
+      try {
+        wait = await this.handleDue(handler);
+      } catch (error) {
+        // The storage failed (a full disk, a lost connection): try again later rather than stop delivering.
+        this.#log(`activitypub: the queue could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      }
       if (signal?.aborted) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, wait);

@@ -62,4 +62,20 @@ describe('StorageMessageQueue', () => {
     expect(handled).toEqual(['bad', 'good']);
     expect(logs.join('\n')).toContain('cannot');
   });
+
+  it('keeps listening when the storage fails for a while', async () => {
+    const storage = new MemoryDriver();
+    const logs: string[] = [];
+    const queue = new StorageMessageQueue(storage, Date.now, (line) => logs.push(line));
+    const list = storage.list.bind(storage);
+    let failures = 1;
+    storage.list = (container: string) => {
+      if (failures-- > 0) throw new Error('disk on fire');
+      return list(container);
+    };
+    const received = receive(queue, 1);
+    await queue.enqueue('after the failure');
+    expect(await received).toEqual(['after the failure']);
+    expect(logs.join('\n')).toContain('disk on fire');
+  });
 });
