@@ -72,7 +72,10 @@ let bob: Pod;
 let peer: FedifyPeer;
 
 beforeAll(async () => {
-  [alice, bob, peer] = await Promise.all([startPod('alice'), startPod('bob'), startFedifyPeer()]);
+  // One after the other: two servers starting at once on a loaded machine may miss startSvc's start deadline.
+  peer = await startFedifyPeer();
+  alice = await startPod('alice');
+  bob = await startPod('bob');
 }, 120_000);
 
 afterAll(async () => {
