@@ -9,6 +9,7 @@ import { docdbFeature } from './docdb/feature.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
 import { databrowserFeature } from './databrowser/feature.ts';
 import { liveReloadFeature } from './databrowser/live-reload.ts';
+import { activitypubFeature } from './activitypub/feature.ts';
 import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
@@ -45,7 +46,7 @@ import { storagePathFromUrlPath } from './storage/paths.ts';
  * comes before the data browser, so its script also goes into the data browser's wrapper pages. OAuth comes
  * before the identity provider, whose /idp/* ends in a 404, since its consent page is under /idp/ too.
  */
-const FEATURES: readonly Feature[] = [invitesFeature, oauthFeature, mastodonFeature, idpFeature, notificationsFeature, nostrFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, oauthFeature, mastodonFeature, idpFeature, notificationsFeature, nostrFeature, activitypubFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;

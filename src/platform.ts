@@ -48,6 +48,12 @@ export interface Platform {
    * and every lock, counter, cache and subscriber list stays in this process.
    */
   sharedState?: SharedState;
+  /**
+   * Loads the ActivityPub federation (`src/activitypub/federation.ts`, on fedify) for `--activitypub`. A
+   * capability because fedify 1.5's npm build brings a Deno shim of Node's built-ins that the Workers
+   * bundle cannot resolve: the runtimes that can hold it import it. Absent: `--activitypub` is refused at startup.
+   */
+  activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -78,6 +78,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
     ...(watcher && { watchStorage: watcher.watch }),
     ...(sharedState && { sharedState }),
+    ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
   let app: App;
   try {

@@ -92,6 +92,7 @@ export async function prepareStandalone(
     ...(git && { git }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
     ...(sharedState && { sharedState }),
+    ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
   const app = createApp(config, platform);
   await app.init();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envNameOf, OPTIONS } from '../../src/config/options.ts';
+import { envNameOf, OPTIONS, type OptionSpec } from '../../src/config/options.ts';
 import { ConfigError, resolveConfig, startupNotices, unavailableFeatures } from '../../src/config/resolve.ts';
 import { formatSize, parseSize } from '../../src/config/sizes.ts';
 
@@ -51,7 +51,7 @@ describe('resolveConfig', () => {
 
   it('reports options whose feature is not built yet', () => {
     expect(unavailableFeatures(resolveConfig({}))).toEqual([]);
-    const notYet = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
+    const notYet = (OPTIONS as readonly OptionSpec[]).find((o) => o.notYet !== undefined && o.kind === 'boolean');
     if (notYet) expect(unavailableFeatures(resolveConfig({ flags: { [notYet.key]: true } })).join()).toContain(`--${notYet.flag}`);
   });
 });
@@ -84,7 +84,7 @@ describe('startupNotices', () => {
     expect(notice({}, '127.0.0.1')).toBe('');
     expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({})).toBe('');
-    const unbuilt = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
+    const unbuilt = (OPTIONS as readonly OptionSpec[]).find((o) => o.notYet !== undefined && o.kind === 'boolean');
     if (unbuilt) expect(notice({ [unbuilt.key]: true }, '::1')).toContain(`--${unbuilt.flag}`);
     // Subdomain mode answers only to its base domain and its pods' hosts.
     expect(notice({ subdomains: true, baseDomain: 'pods.example.org' }, '0.0.0.0')).toBe('');

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS } from '../../src/config/options.ts';
+import { OPTIONS, type OptionSpec } from '../../src/config/options.ts';
 import { runSvc, startSvc } from '../support/server.ts';
 
 describe('svc command line', () => {
@@ -76,7 +76,7 @@ describe('svc command line', () => {
   });
 
   it('logs one line per request unless -q, and says which features are not available yet', async () => {
-    const notYet = OPTIONS.find((o) => 'notYet' in o && o.kind === 'boolean');
+    const notYet = (OPTIONS as readonly OptionSpec[]).find((o) => o.notYet !== undefined && o.kind === 'boolean');
     const server = await startSvc(notYet ? [`--${notYet.flag}`] : []);
     try {
       await fetch(`${server.base}/nothing-here`);

@@ -1,0 +1,85 @@
+import { signRequest } from '@fedify/fedify';
+import { Temporal } from '@js-temporal/polyfill';
+import { OutboundFetchRefused } from '../http/outbound-guard.ts';
+import type { OutboundFetch } from '../platform.ts';
+import type { StorageMessageQueue } from './message-queue.ts';
+
+/** One activity for one inbox, as queued. */
+export interface DeliveryJob {
+  inbox: string;
+  activity: Record<string, unknown>;
+  /** The key the request is signed with (`<actor>#main-key`). */
+  keyId: string;
+  attempt: number;
+}
+
+/** Waits before the 2nd, 3rd, ... attempt; after the last the activity is given up. */
+export const RETRY_DELAYS_MS = [30_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 8 * 3600_000];
+
+/** Answers the remote server gives for a request that will never succeed as it is. */
+function isFinal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/**
+ * Signed delivery in the background: each job is queued (so it survives a restart) and sent by the queue's
+ * listener with a draft-cavage HTTP Signature and a Digest (fedify's `signRequest`), through the server's
+ * guarded outbound fetch. Failures are queued again with growing delays.
+ */
+export class Delivery {
+  readonly #queue: StorageMessageQueue;
+  readonly #fetch: OutboundFetch;
+  readonly #privateKey: () => CryptoKey;
+  readonly #log: (line: string) => void;
+
+  constructor(deps: { queue: StorageMessageQueue; fetch: OutboundFetch; privateKey: () => CryptoKey; log: (line: string) => void }) {
+    this.#queue = deps.queue;
+    this.#fetch = deps.fetch;
+    this.#privateKey = deps.privateKey;
+    this.#log = deps.log;
+  }
+
+  /** Queues the activity for each inbox once; returns at once. */
+  async send(activity: Record<string, unknown>, inboxes: Iterable<string>, keyId: string): Promise<void> {
+    for (const inbox of new Set(inboxes)) await this.#queue.enqueue({ inbox, activity, keyId, attempt: 1 } satisfies DeliveryJob);
+  }
+
+  /** Runs the deliveries until `signal` aborts. */
+  listen(signal: AbortSignal): Promise<void> {
+    return this.#queue.listen((job: DeliveryJob) => this.#deliver(job), { signal });
+  }
+
+  /** Makes one pass over the deliveries due now. */
+  async deliverDue(): Promise<void> {
+    await this.#queue.handleDue((job: DeliveryJob) => this.#deliver(job));
+  }
+
+  async #deliver(job: DeliveryJob): Promise<void> {
+    const body = JSON.stringify(job.activity);
+    const unsigned = new Request(job.inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json' }, body });
+    const signed = await signRequest(unsigned, this.#privateKey(), new URL(job.keyId));
+    let failure: string;
+    try {
+      const response = await this.#fetch(signed.url, { method: 'POST', headers: signed.headers, body });
+      if (response.ok) return;
+      failure = `HTTP ${response.status}`;
+      if (isFinal(response.status)) {
+        this.#log(`activitypub: ${job.inbox} refused ${String(job.activity.id)} (${failure}); not retried`);
+        return;
+      }
+    } catch (error) {
+      if (error instanceof OutboundFetchRefused) {
+        this.#log(`activitypub: delivery to ${job.inbox} refused: ${error.message}`);
+        return;
+      }
+      failure = error instanceof Error ? error.message : String(error);
+    }
+    const delay = RETRY_DELAYS_MS[job.attempt - 1];
+    if (delay === undefined) {
+      this.#log(`activitypub: gave up delivering ${String(job.activity.id)} to ${job.inbox} after ${job.attempt} attempts (${failure})`);
+      return;
+    }
+    this.#log(`activitypub: delivery of ${String(job.activity.id)} to ${job.inbox} failed (${failure}); retrying in ${delay / 1000} s`);
+    await this.#queue.enqueue({ ...job, attempt: job.attempt + 1 } satisfies DeliveryJob, { delay: Temporal.Duration.from({ milliseconds: delay }) });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `--activitypub`: the WebID of the pod at `/` is also a fediverse actor (docs/activitypub.md). fedify
+ * (loaded through the platform, only when the feature is on) answers the actor, collections, NodeInfo and inboxes; WebFinger stays
+ * the core's, with the actor's `self` link added here.
+ */
+import type { Context, Next } from 'hono';
+import { ConfigError } from '../config/resolve.ts';
+import type { Feature } from '../features/feature.ts';
+import { HttpProblem, problemResponse } from '../http/problem.ts';
+import { ROOT_POD_WEBID_PATH } from '../pods/single-user.ts';
+import { postToOutbox } from './client-to-server.ts';
+import type { ActivityPub } from './federation.ts';
+import { wantsActivityStreams } from './negotiation.ts';
+
+const ACTOR = '/profile/card';
+
+/** fedify answers refusals in plain text; ours are problem+json like every other 4xx of the server. */
+async function asProblem(response: Response): Promise<Response> {
+  if (response.status < 400 || !(response.headers.get('content-type') ?? '').startsWith('text/plain')) return response;
+  const detail = (await response.text()) || response.statusText;
+  return problemResponse(response.status, detail, { type: `urn:svc:problem:activitypub-${response.status === 401 ? 'signature-refused' : 'refused'}` });
+}
+
+/** Collections have only the ActivityStreams form: a request that names no type (curl) gets it too. */
+function withActivityAccept(request: Request): Request {
+  const accept = request.headers.get('accept');
+  if (accept && accept.trim() !== '*/*') return request;
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/activity+json');
+  return new Request(request, { headers });
+}
+
+export const activitypubFeature: Feature = {
+  name: 'activitypub',
+  enabled: (config) => config.activitypub,
+  create({ config, platform, authenticate, now, log, publish }) {
+    if (!config.singleUser || config.singleUserName !== '') {
+      throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');
+    }
+    const outboundFetch = platform.fetch;
+    const loadFederation = platform.activityPub;
+    if (!outboundFetch || !loadFederation) throw new ConfigError(`--activitypub is not available on the ${platform.runtime} runtime (it needs outbound requests and fedify).`);
+    let activityPub: ActivityPub | undefined;
+    const stopDelivery = new AbortController();
+    const federated = (request: Request, onNotAcceptable?: () => Promise<Response>) =>
+      activityPub!.federation
+        .fetch(request, {
+          contextData: undefined,
+          onNotFound: () => new HttpProblem(404, `Nothing federated at ${new URL(request.url).pathname}.`, { type: 'not-found' }).toResponse(),
+          onNotAcceptable: onNotAcceptable ?? (() => new HttpProblem(406, 'Ask for application/activity+json.', { type: 'not-acceptable' }).toResponse()),
+        })
+        .then(asProblem);
+    const ownerWebId = (request: Request) => new URL(request.url).origin + ROOT_POD_WEBID_PATH;
+    /** A stored outbox activity or its Note, by the name in their ids. */
+    const outboxObject = async (request: Request, name: string, part: 'activity' | 'note') => {
+      const activity = await activityPub!.social(new URL(request.url).origin).outboxItem(name);
+      const body = part === 'activity' ? activity : (activity?.object as unknown);
+      if (!body) throw new HttpProblem(404, 'No such activity.', { type: 'not-found' });
+      const document = part === 'note' ? { '@context': activity!['@context'], ...(body as object) } : body;
+      return new Response(JSON.stringify(document), { headers: { 'content-type': 'application/activity+json', vary: 'Accept' } });
+    };
+
+    return {
+      routes(app) {
+        app.on(['GET', 'HEAD'], ACTOR, async (c: Context, next: Next) => {
+          if (!wantsActivityStreams(c.req.header('accept') ?? null)) return next();
+          const response = await federated(c.req.raw);
+          response.headers.append('vary', 'Accept');
+          return response;
+        });
+        app.post('/inbox', (c) => federated(c.req.raw));
+        app.post(`${ACTOR}/inbox`, (c) => federated(c.req.raw));
+        app.post(`${ACTOR}/outbox`, async (c) => postToOutbox(c.req.raw, await authenticate(c.req.raw), ownerWebId(c.req.raw), activityPub!.social(new URL(c.req.url).origin)));
+        for (const collection of ['outbox', 'followers', 'following']) app.on(['GET', 'HEAD'], `${ACTOR}/${collection}`, (c) => federated(withActivityAccept(c.req.raw)));
+        app.get(`${ACTOR}/activities/:name`, (c) => outboxObject(c.req.raw, c.req.param('name'), 'activity'));
+        app.get(`${ACTOR}/notes/:name`, (c) => outboxObject(c.req.raw, c.req.param('name'), 'note'));
+        app.get('/.well-known/nodeinfo', (c) => federated(c.req.raw));
+        app.get('/.well-known/nodeinfo/2.1', (c) => federated(c.req.raw));
+      },
+      webfinger: (account) =>
+        account.podPath === '/' ? [{ rel: 'self', type: 'application/activity+json', href: account.origin + ACTOR }] : [],
+      async init() {
+        const { createActivityPub } = await loadFederation();
+        activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish });
+        void activityPub.deliver(stopDelivery.signal).catch((error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`));
+      },
+    };
+  },
+};

@@ -1,0 +1,225 @@
+/**
+ * The owner's side of ActivityPub as plain functions, with no HTTP in it: post a Note, read the outbox and
+ * the stored inbox, list followers and following, follow and unfollow. ActivityPub client-to-server posts
+ * use it, and so will the microblogging-compatible API.
+ */
+import { Accept, Create, Follow, isActor, Note, PUBLIC_COLLECTION, Undo, type Actor, type Context } from '@fedify/fedify';
+import { Temporal } from '@js-temporal/polyfill';
+import type { Change } from '../ldp/context.ts';
+import { HttpProblem } from '../http/problem.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import type { OutboundFetch } from '../platform.ts';
+import type { Delivery } from './delivery.ts';
+import { actorUrlOfHandle, isHandle } from './handle.ts';
+import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, hashName, INBOX_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
+import { readRecord, recordPaths, writeRecord } from './records.ts';
+
+/** Fedify's identifier of the one actor: the first segment of `/profile/card` (see docs/activitypub.md). */
+export const ACTOR_IDENTIFIER = 'profile';
+
+/** A remote actor as this server knows it. */
+export interface RemoteActor {
+  id: string;
+  inbox: string;
+  sharedInbox?: string;
+}
+
+export interface FollowerRecord extends RemoteActor {
+  /** The id of their Follow, which an Undo names. */
+  followId: string;
+  since: string;
+}
+
+export interface FollowingRecord extends RemoteActor {
+  followId: string;
+  /** `pending` until the followed actor answers with Accept. */
+  state: 'pending' | 'accepted';
+  since: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface PageRequest {
+  offset?: number;
+  limit?: number;
+}
+
+export interface SocialDeps {
+  storage: StorageDriver;
+  delivery: Delivery;
+  /** The guarded outbound fetch, for WebFinger lookups of handles. */
+  fetch: OutboundFetch;
+  now(): number;
+  publish(changes: readonly Change[]): void;
+}
+
+function pageOf<T>(all: T[], request: PageRequest = {}): { slice: T[]; total: number } {
+  const offset = Math.max(0, request.offset ?? 0);
+  const limit = Math.max(1, Math.min(100, request.limit ?? 20));
+  return { slice: all.slice(offset, offset + limit), total: all.length };
+}
+
+async function readAll<T>(storage: StorageDriver, paths: string[]): Promise<T[]> {
+  const records = await Promise.all(paths.map((path) => readRecord<T>(storage, path)));
+  return records.flatMap((record) => (record ? [record.value] : []));
+}
+
+/** A sortable, unguessable name: time first, so listings come in order. */
+function timedName(now: number): string {
+  const random = [...crypto.getRandomValues(new Uint8Array(6))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${String(now).padStart(15, '0')}-${random}`;
+}
+
+export function remoteActorOf(actor: Actor): RemoteActor {
+  if (!actor.id || !actor.inboxId) throw new HttpProblem(400, 'The actor has no id or no inbox.', { type: 'activitypub-actor-without-inbox' });
+  const sharedInbox = actor.endpoints?.sharedInbox?.href;
+  return { id: actor.id.href, inbox: actor.inboxId.href, ...(sharedInbox && { sharedInbox }) };
+}
+
+/** The owner's social API on the origin `ctx` was made for. */
+export class Social {
+  readonly #deps: SocialDeps;
+  readonly #ctx: Context<void>;
+  readonly actorId: URL;
+
+  constructor(deps: SocialDeps, ctx: Context<void>) {
+    this.#deps = deps;
+    this.#ctx = ctx;
+    this.actorId = ctx.getActorUri(ACTOR_IDENTIFIER);
+  }
+
+  get #keyId(): string {
+    return `${this.actorId.href}#main-key`;
+  }
+
+  /** Wraps a Note in Create, keeps it in the outbox and delivers it to every follower (shared inboxes once). */
+  async postNote(input: { content: string; inReplyTo?: string }): Promise<Record<string, unknown>> {
+    const name = timedName(this.#deps.now());
+    const published = Temporal.Instant.fromEpochMilliseconds(this.#deps.now());
+    const followersUri = this.#ctx.getFollowersUri(ACTOR_IDENTIFIER);
+    const note = new Note({
+      id: new URL(`${this.actorId.href}/notes/${name}`),
+      attribution: this.actorId,
+      content: input.content,
+      published,
+      to: PUBLIC_COLLECTION,
+      cc: followersUri,
+      ...(input.inReplyTo && { replyTarget: new URL(input.inReplyTo) }),
+    });
+    const create = new Create({ id: new URL(`${this.actorId.href}/activities/${name}`), actor: this.actorId, object: note, published, to: PUBLIC_COLLECTION, cc: followersUri });
+    const json = (await create.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>;
+    await writeRecord(this.#deps.storage, `${OUTBOX_CONTAINER}${name}.json`, json, true);
+    const followers = await this.allFollowers();
+    await this.#deps.delivery.send(json, followers.map((follower) => follower.sharedInbox ?? follower.inbox), this.#keyId);
+    return json;
+  }
+
+  /** One outbox activity by the name in its id, or null. */
+  async outboxItem(name: string): Promise<Record<string, unknown> | null> {
+    if (!/^[0-9]{15}-[0-9a-f]{12}$/.test(name)) return null;
+    return (await readRecord<Record<string, unknown>>(this.#deps.storage, `${OUTBOX_CONTAINER}${name}.json`))?.value ?? null;
+  }
+
+  /** The owner's activities, newest first. */
+  async outbox(request?: PageRequest): Promise<Page<Record<string, unknown>>> {
+    const { slice, total } = pageOf((await recordPaths(this.#deps.storage, OUTBOX_CONTAINER)).reverse(), request);
+    return { items: await readAll(this.#deps.storage, slice), total };
+  }
+
+  /** Activities received (Create, Like, Announce, Delete), as stored in the pod's inbox container. */
+  async inbox(request?: PageRequest): Promise<Page<Record<string, unknown>>> {
+    const { slice, total } = pageOf(await recordPaths(this.#deps.storage, INBOX_CONTAINER), request);
+    return { items: await readAll(this.#deps.storage, slice), total };
+  }
+
+  async followers(request?: PageRequest): Promise<Page<FollowerRecord>> {
+    const { slice, total } = pageOf(await recordPaths(this.#deps.storage, FOLLOWERS_CONTAINER), request);
+    return { items: await readAll(this.#deps.storage, slice), total };
+  }
+
+  async allFollowers(): Promise<FollowerRecord[]> {
+    return readAll(this.#deps.storage, await recordPaths(this.#deps.storage, FOLLOWERS_CONTAINER));
+  }
+
+  /** Actors followed (`accepted`) and asked (`pending`). */
+  async following(request?: PageRequest): Promise<Page<FollowingRecord>> {
+    const { slice, total } = pageOf(await recordPaths(this.#deps.storage, FOLLOWING_CONTAINER), request);
+    return { items: await readAll(this.#deps.storage, slice), total };
+  }
+
+  /** An actor URL as given, or the one a handle (`@alice@example.org`) names. */
+  async #actorUrl(actor: string): Promise<string> {
+    return isHandle(actor) ? actorUrlOfHandle(this.#deps.fetch, actor) : actor;
+  }
+
+  async #lookupActor(actorUrl: string): Promise<Actor> {
+    let url: URL;
+    try {
+      url = new URL(actorUrl);
+    } catch {
+      throw new HttpProblem(400, `${actorUrl} is not an absolute URL.`, { type: 'activitypub-invalid-actor' });
+    }
+    const actor = await this.#ctx.lookupObject(url).catch(() => null);
+    if (!isActor(actor)) throw new HttpProblem(400, `${actorUrl} is not an ActivityPub actor this server can fetch.`, { type: 'activitypub-invalid-actor' });
+    return actor;
+  }
+
+  /** Sends Follow to the actor's inbox (an actor URL or a handle); `pending` in `following` until it accepts. */
+  async follow(actor: string): Promise<FollowingRecord> {
+    const remote = remoteActorOf(await this.#lookupActor(await this.#actorUrl(actor)));
+    const followId = `${this.actorId.href}/follows/${timedName(this.#deps.now())}`;
+    const follow = new Follow({ id: new URL(followId), actor: this.actorId, object: new URL(remote.id) });
+    const record: FollowingRecord = { ...remote, followId, state: 'pending', since: new Date(this.#deps.now()).toISOString() };
+    await writeRecord(this.#deps.storage, FOLLOWING_CONTAINER + (await hashName(remote.id)) + '.json', record);
+    await this.#deps.delivery.send((await follow.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [remote.inbox], this.#keyId);
+    return record;
+  }
+
+  /** Sends Undo of the Follow and forgets the actor; false when the owner did not follow it. */
+  async unfollow(actor: string): Promise<boolean> {
+    const path = FOLLOWING_CONTAINER + (await hashName(await this.#actorUrl(actor))) + '.json';
+    const record = await readRecord<FollowingRecord>(this.#deps.storage, path);
+    if (!record) return false;
+    const { value } = record;
+    const follow = new Follow({ id: new URL(value.followId), actor: this.actorId, object: new URL(value.id) });
+    const undo = new Undo({ id: new URL(`${value.followId}/undo`), actor: this.actorId, object: follow });
+    await this.#deps.storage.delete(path);
+    await this.#deps.delivery.send((await undo.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [value.inbox], this.#keyId);
+    return true;
+  }
+
+  // The inbound side: what the inbox listeners do once fedify has checked the signature.
+
+  /** Records the follower and delivers a signed Accept to its inbox. */
+  async acceptFollow(follow: Follow, follower: Actor): Promise<void> {
+    const remote = remoteActorOf(follower);
+    const record: FollowerRecord = { ...remote, followId: follow.id!.href, since: new Date(this.#deps.now()).toISOString() };
+    await writeRecord(this.#deps.storage, FOLLOWERS_CONTAINER + (await hashName(remote.id)) + '.json', record);
+    const accept = new Accept({ id: new URL(`${this.actorId.href}/accepts/${timedName(this.#deps.now())}`), actor: this.actorId, object: follow });
+    await this.#deps.delivery.send((await accept.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [remote.inbox], this.#keyId);
+  }
+
+  /** Undo of a Follow: forgets the follower, when the Follow was theirs. */
+  async removeFollower(actorId: string): Promise<void> {
+    await this.#deps.storage.delete(FOLLOWERS_CONTAINER + (await hashName(actorId)) + '.json');
+  }
+
+  /** Accept of one of the owner's Follows: the actor moves to `accepted`. */
+  async followAccepted(actorId: string, followId: string | undefined): Promise<void> {
+    const path = FOLLOWING_CONTAINER + (await hashName(actorId)) + '.json';
+    const record = await readRecord<FollowingRecord>(this.#deps.storage, path);
+    if (!record || (followId !== undefined && followId !== record.value.followId)) return;
+    await this.#deps.storage.put(path, JSON.stringify({ ...record.value, state: 'accepted' }), { contentType: 'application/json', ifMatch: record.etag });
+  }
+
+  /** Keeps an inbound activity as a resource of the pod, once per activity id. */
+  async storeInbound(activityId: string, json: unknown): Promise<boolean> {
+    const path = INBOX_CONTAINER + (await hashName(activityId)) + '.json';
+    const stored = await this.#deps.storage.put(path, JSON.stringify(json), { contentType: 'application/ld+json', ifNoneMatch: '*' });
+    if (stored) this.#deps.publish([{ path, kind: 'create' }]);
+    return stored !== null;
+  }
+}

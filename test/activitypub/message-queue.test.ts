@@ -1,0 +1,81 @@
+import { Temporal } from '@js-temporal/polyfill';
+import { describe, expect, it } from 'vitest';
+import { StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
+import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
+import { recordPaths } from '../../src/activitypub/records.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+
+/** Listens until `count` messages arrived, then stops the listener. */
+async function receive(queue: StorageMessageQueue, count: number, handle: (message: unknown) => void = () => {}): Promise<unknown[]> {
+  const received: unknown[] = [];
+  const stop = new AbortController();
+  await queue.listen(
+    (message) => {
+      handle(message);
+      received.push(message);
+      if (received.length === count) stop.abort();
+    },
+    { signal: stop.signal },
+  );
+  return received;
+}
+
+describe('StorageMessageQueue', () => {
+  it('hands a message queued before a restart to the next run, then forgets it', async () => {
+    const storage = new MemoryDriver();
+    await new StorageMessageQueue(storage, Date.now, () => {}).enqueue({ inbox: 'https://a.example/inbox', n: 1 });
+    const restarted = new StorageMessageQueue(storage, Date.now, () => {});
+    expect(await receive(restarted, 1)).toEqual([{ inbox: 'https://a.example/inbox', n: 1 }]);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toEqual([]);
+  });
+
+  it('keeps a delayed message until it is due, in due order', async () => {
+    let now = 1_000_000;
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, () => now, () => {});
+    await queue.enqueue('later', { delay: Temporal.Duration.from({ hours: 1 }) });
+    await queue.enqueue('now');
+    const first = await receive(queue, 1);
+    expect(first).toEqual(['now']);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toHaveLength(1);
+    now += 3600_000;
+    expect(await receive(queue, 1)).toEqual(['later']);
+  });
+
+  it('wakes a waiting listener when a message is queued', async () => {
+    const queue = new StorageMessageQueue(new MemoryDriver(), Date.now, () => {});
+    const received = receive(queue, 1);
+    await queue.enqueue('wake up');
+    expect(await received).toEqual(['wake up']);
+  });
+
+  it('drops (and logs) a message whose handler throws, and goes on with the next', async () => {
+    const logs: string[] = [];
+    const queue = new StorageMessageQueue(new MemoryDriver(), Date.now, (line) => logs.push(line));
+    await queue.enqueue('bad');
+    await queue.enqueue('good');
+    const handled: unknown[] = [];
+    await receive(queue, 1, (message) => {
+      handled.push(message);
+      if (message === 'bad') throw new Error('cannot');
+    }).catch(() => {});
+    expect(handled).toEqual(['bad', 'good']);
+    expect(logs.join('\n')).toContain('cannot');
+  });
+
+  it('keeps listening when the storage fails for a while', async () => {
+    const storage = new MemoryDriver();
+    const logs: string[] = [];
+    const queue = new StorageMessageQueue(storage, Date.now, (line) => logs.push(line));
+    const list = storage.list.bind(storage);
+    let failures = 1;
+    storage.list = (container: string) => {
+      if (failures-- > 0) throw new Error('disk on fire');
+      return list(container);
+    };
+    const received = receive(queue, 1);
+    await queue.enqueue('after the failure');
+    expect(await received).toEqual(['after the failure']);
+    expect(logs.join('\n')).toContain('disk on fire');
+  });
+});
