@@ -92,6 +92,10 @@ export class FsDriver implements StorageDriver {
     return driver;
   }
 
+  get recountsAfterUncleanStop(): boolean {
+    return this.runningMarker !== null;
+  }
+
   /** A clean stop: the next start needs no recount. */
   async close(): Promise<void> {
     if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);

@@ -140,7 +140,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     }).then(async () => {
       await git?.close();
       await documentStore?.close();
-      await storage.close?.();
+      await app.close();
     });
   return { server, url, singleUserPod, close };
 }
