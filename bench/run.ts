@@ -8,6 +8,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { baselineSpec } from './baseline.ts';
 import { startBenchDocdb, withDocdb } from './docdb.ts';
 import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
@@ -20,6 +21,7 @@ import { CEILING_WORKLOAD, fillContainer, fillExtensionless, MEMBERS, seedDocdb,
 const { values } = parseArgs({
   options: {
     peers: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     'write-connections': { type: 'string', default: '1,32' },
@@ -40,6 +42,7 @@ if (values.help) {
 
   --peers              also run javascript-solid-server@0.0.81 and @solid/community-server@7.2.0
                        (installed on first use into .bench/peers, not into the project)
+  --baseline <git ref> also run svc as of that commit (bench/baseline.ts), interleaved like a peer
   --duration <s>       seconds per workload, server and round (default 5)
   --connections <n>    concurrent connections (default 32)
   --write-connections <n,m,...>
@@ -100,7 +103,8 @@ interface Contender {
 if (values.peers) ensurePeersInstalled(log);
 const docdb = workloads.some((workload) => workload.name.startsWith('docdb')) ? await startBenchDocdb(log) : null;
 const ours = docdb ? withDocdb(OURS, docdb) : OURS;
-const specs = [ours, CEILING, ...(values.peers ? [JSS, CSS] : [])];
+const baseline = values.baseline ? await baselineSpec(values.baseline, log) : null;
+const specs = [ours, ...(baseline ? [baseline] : []), CEILING, ...(values.peers ? [JSS, CSS] : [])];
 
 const contenders: Contender[] = [];
 let dpop: BenchDpop | null = null;
