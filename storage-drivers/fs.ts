@@ -26,6 +26,7 @@ import {
 
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
+const encoder = new TextEncoder();
 /** How long a cached body is served without looking at the file again; see FsOptions. */
 const REVALIDATE_AFTER_MS = 1000;
 
@@ -240,7 +241,9 @@ export class FsDriver implements StorageDriver {
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
     const temp = this.tempPath();
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
-    const written = await writeTempFile(temp, body);
+    // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
+    const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
+    const written = await writeTempFile(temp, bytes ?? body);
     let renamed = false;
     try {
       return await this.lock.run(target, async () => {
@@ -281,7 +284,7 @@ export class FsDriver implements StorageDriver {
         const meta = this.metaFromStats(path, written);
         meta.contentType = options.contentType;
         this.cache.rememberSidecar(path, sidecar);
-        this.cache.remember(path, meta, undefined, this.cache.writes);
+        this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
         return {
           meta,
           created: !before,

@@ -102,6 +102,17 @@ describe('fs driver caches', () => {
     expect(await driver.get('/c/doc.txt')).toBeNull();
   });
 
+  it('keeps the body a write was given, so the next read within revalidateAfterMs opens no file', async () => {
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
+    await driver.put('/w/doc.ttl', '<a> <b> "written" .', { contentType: 'text/turtle' });
+    await driver.put('/w/bin', new TextEncoder().encode('bytes'), { contentType: 'application/octet-stream' });
+    // Changed behind the driver's back: a read that went to the file would see it.
+    await writeFile(join(driver.root, 'w', 'doc.ttl'), '<a> <b> "edited" .');
+    await writeFile(join(driver.root, 'w', 'bin'), 'other');
+    expect(await text(driver, '/w/doc.ttl')).toBe('<a> <b> "written" .');
+    expect(await text(driver, '/w/bin')).toBe('bytes');
+  });
+
   it('serves a cached body without looking at the file for revalidateAfterMs, but never a dot-file', async () => {
     const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
     await driver.put('/e/doc.txt', 'first', { contentType: 'text/plain' });
