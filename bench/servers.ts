@@ -107,14 +107,25 @@ export async function memoryOf(pid: number): Promise<{ peakMb: number; currentMb
   return { peakMb: kb('VmHWM') / 1024, currentMb: kb('VmRSS') / 1024 };
 }
 
-/** Bytes a directory tree takes on disk (allocated blocks, as `du` counts them); null when it does not exist. */
-export async function diskUsage(directory: string): Promise<number | null> {
+/**
+ * Bytes a directory tree takes on disk (allocated blocks, as `du` counts them: a file with several hard links
+ * once); null when it does not exist.
+ */
+export async function diskUsage(directory: string, seen = new Set<string>()): Promise<number | null> {
   const info = await lstat(directory).catch(() => null);
   if (!info?.isDirectory()) return null;
   let total = info.blocks * 512;
   for (const entry of await readdir(directory, { withFileTypes: true })) {
     const path = join(directory, entry.name);
-    total += entry.isDirectory() ? ((await diskUsage(path)) ?? 0) : (await lstat(path)).blocks * 512;
+    if (entry.isDirectory()) {
+      total += (await diskUsage(path, seen)) ?? 0;
+      continue;
+    }
+    const file = await lstat(path);
+    const inode = `${file.dev}:${file.ino}`;
+    if (seen.has(inode)) continue;
+    seen.add(inode);
+    total += file.blocks * 512;
   }
   return total;
 }
