@@ -143,17 +143,14 @@ export class QuotaLedgers {
     this.#ledgers.delete(podRoot);
   }
 
-  /** Saves every change not yet saved (a clean stop). */
+  /**
+   * Saves every change not yet saved (a clean stop). Each pod's save waits behind one in flight, so none is
+   * still running when this resolves.
+   */
   async flush(): Promise<void> {
-    const pending = [...this.#pending.keys()];
-    for (const podRoot of pending) clearTimeout(this.#pending.get(podRoot));
+    for (const timer of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
-    await Promise.all(
-      pending.map((podRoot) => {
-        const ledger = this.#ledgers.get(podRoot);
-        return ledger ? this.#persist(podRoot, ledger) : undefined;
-      }),
-    );
+    await Promise.all([...this.#ledgers].map(([podRoot, ledger]) => this.#persist(podRoot, ledger)));
   }
 
   /** Writes the ledger once for any number of changes queued behind one write. */

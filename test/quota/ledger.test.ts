@@ -1,9 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { measurePodUsage, writeQuotaRecord, type QuotaRecord } from '../../src/quota/record.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { CHECKPOINT_MS, QuotaLedgers } from '../../src/quota/ledger.ts';
+import { measurePodUsage, readQuotaRecord, writeQuotaRecord, type QuotaRecord } from '../../src/quota/record.ts';
+import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp } from '../support/app.ts';
 
 const roots: string[] = [];
@@ -72,5 +75,37 @@ describe('quota counts saved by checkpoint (storage that recounts after an uncle
     await app.close();
     expect(await onDisk()).toEqual({ limit: used + 10, used });
     expect(used).toBe(await measurePodUsage(storage, '/alice/'));
+  });
+});
+
+describe('QuotaLedgers.flush', () => {
+  it('resolves only once a checkpoint already saving has finished, so a clean stop never cuts one off', async () => {
+    const inner = new MemoryDriver();
+    await writeQuotaRecord(inner, '/alice/', { limit: 0, used: 0 });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The record's save waits at the gate, as a slow disk would make it.
+    const storage: StorageDriver = Object.assign(Object.create(inner) as StorageDriver, {
+      put: async (...args: Parameters<StorageDriver['put']>) => {
+        if (args[0].endsWith('.quota.json')) await gate;
+        return inner.put(...args);
+      },
+    });
+    const ledgers = new QuotaLedgers(storage, { log: () => undefined, checkpoint: true });
+    const ledger = (await ledgers.load('/alice/'))!;
+    vi.useFakeTimers();
+    try {
+      await ledgers.commit('/alice/', ledger, 10);
+      vi.advanceTimersByTime(CHECKPOINT_MS);
+    } finally {
+      vi.useRealTimers();
+    }
+    let flushed = false;
+    const flush = ledgers.flush().then(() => (flushed = true));
+    for (let tick = 0; tick < 20; tick++) await Promise.resolve();
+    expect(flushed).toBe(false);
+    release();
+    await flush;
+    expect((await readQuotaRecord(inner, '/alice/'))!.record).toEqual({ limit: 0, used: 10 });
   });
 });
