@@ -23,6 +23,8 @@ interface ReportInput {
   servers: ServerReport[];
   rows: WorkloadRow[];
   scaling: { members: number; cold: number; warm: number }[];
+  /** Bytes on disk of the 1,000 extension-less members' container, per server. */
+  footprint: { server: string; bytes: number | null }[];
   settings: { duration: number; connections: number; rounds: number };
 }
 
@@ -43,7 +45,7 @@ function ratio(ours: WorkloadRow | undefined, other: WorkloadRow | undefined): s
   return `${(ours.requestsPerSecond / other.requestsPerSecond).toFixed(1)}×`;
 }
 
-export function markdownReport({ servers, rows, scaling, settings }: ReportInput): string {
+export function markdownReport({ servers, rows, scaling, footprint, settings }: ReportInput): string {
   const peers = servers.map((server) => server.name).filter((name) => name !== OURS && name !== CEILING);
   const workloads = [...new Set(rows.filter((row) => row.server !== CEILING).map((row) => row.workload))];
   const find = (workload: string, server: string) => rows.find((row) => row.workload === workload && row.server === server);
@@ -59,10 +61,24 @@ export function markdownReport({ servers, rows, scaling, settings }: ReportInput
     lines.push(`| ${cells.join(' | ')} |`);
   }
   if (ceiling) lines.push('', `Ceiling (bare Hono on Node, same 1 KB body, no storage or access control): ${speed(ceiling)}.`);
-  const cpu = workloads.map((workload) => [workload, find(workload, OURS)?.cpuPerRequestUs] as const).filter(([, us]) => typeof us === 'number');
-  if (cpu.length > 0) lines.push('', `svc server CPU per request (user + system, median of the rounds): ${cpu.map(([workload, us]) => `${workload} ${us!.toFixed(0)} µs`).join('; ')}.`);
+  const serversWithCpu = servers.map((server) => server.name).filter((name) => name !== CEILING && rows.some((row) => row.server === name && row.cpuPerRequestUs !== null));
+  if (serversWithCpu.length > 0) {
+    lines.push('', 'Server CPU per answered request (user + system, median of the rounds; ×N = N connections):', '');
+    lines.push(`| workload | ${serversWithCpu.join(' | ')} |`, `|---|${serversWithCpu.map(() => '---:').join('|')}|`);
+    for (const workload of workloads) {
+      const cells = serversWithCpu.map((name) => {
+        const row = find(workload, name);
+        return row?.cpuPerRequestUs == null ? '—' : `${row.cpuPerRequestUs.toFixed(0)} µs${row.failures ? ' (failed)' : ''}`;
+      });
+      lines.push(`| ${workload} | ${cells.join(' | ')} |`);
+    }
+  }
   lines.push('', '| server | spawn to first 200 | peak RSS | RSS after the run |', '|---|---|---|---|');
   for (const server of servers) lines.push(`| ${server.name} | ${server.startupMs.toFixed(0)} ms | ${mb(server.peakRssMb)} | ${mb(server.rssAfterMb)} |`);
+  if (footprint.length > 0) {
+    const mbOf = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
+    lines.push('', `Disk for a container of 1,000 small extension-less JSON-LD members (allocated blocks): ${footprint.map(({ server, bytes }) => `${server} ${mbOf(bytes)}`).join(', ')}.`);
+  }
   if (scaling.length === 2) {
     const [small, large] = scaling as [(typeof scaling)[0], (typeof scaling)[0]];
     lines.push(

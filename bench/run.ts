@@ -8,6 +8,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { baselineSpec } from './baseline.ts';
 import { startBenchDocdb, withDocdb } from './docdb.ts';
 import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
@@ -15,20 +16,23 @@ import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
 import { runScaleOut, scaleOutReport, type ScaleOutRow } from './scale-out.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
-import { CEILING, CSS, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
-import { CEILING_WORKLOAD, fillContainer, seedDocdb, seedPod, WORKLOADS, type Target } from './workloads.ts';
+import { CEILING, CSS, diskUsage, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
+import { CEILING_WORKLOAD, fillContainer, fillExtensionless, MEMBERS, seedDocdb, seedPod, withWriteConnections, WORKLOADS, type Target } from './workloads.ts';
 
 const { values } = parseArgs({
   options: {
     peers: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
+    'write-connections': { type: 'string', default: '1,32' },
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
     only: { type: 'string' },
     'skip-scaling': { type: 'boolean', default: false },
     'skip-hostile': { type: 'boolean', default: false },
     'skip-scale-out': { type: 'boolean', default: false },
+    'skip-footprint': { type: 'boolean', default: false },
     'startup-runs': { type: 'string', default: '3' },
     out: { type: 'string', default: join(import.meta.dirname, '..', '.bench', 'results.json') },
     help: { type: 'boolean', default: false },
@@ -40,12 +44,16 @@ if (values.help) {
 
   --peers              also run javascript-solid-server@0.0.81 and @solid/community-server@7.2.0
                        (installed on first use into .bench/peers, not into the project)
+  --baseline <git ref> also run svc as of that commit (bench/baseline.ts), interleaved like a peer
   --duration <s>       seconds per workload, server and round (default 5)
   --connections <n>    concurrent connections (default 32)
+  --write-connections <n,m,...>
+                       the write workloads (PUT, POST, PATCH) run once per count (default 1,32)
   --rounds <n>         rounds; servers are interleaved within each round (default 2)
   --warmup <s>         unrecorded seconds per workload and server before round 1 (default 1)
   --only <text>        run only workloads whose name contains this text
   --skip-scaling       skip the 1,000 vs 10,000-member container listing comparison
+  --skip-footprint     skip the disk footprint of 1,000 small extension-less members
   --skip-hostile       skip the hostile-body check (how long each holds the event loop; bench/hostile.ts)
   --skip-scale-out     skip one instance vs three sharing a redis-server (bench/scale-out.ts)
   --startup-runs <n>   spawns per server for the startup time (median; default 3)
@@ -63,7 +71,8 @@ const connections = Math.round(positive('connections', values.connections));
 const rounds = Math.round(positive('rounds', values.rounds));
 const warmup = Number(values.warmup);
 const startupRuns = Math.round(positive('startup-runs', values['startup-runs']));
-const workloads = WORKLOADS.filter((workload) => !values.only || workload.name.toLowerCase().includes(values.only.toLowerCase()));
+const writeConnections = values['write-connections'].split(',').map((text) => Math.round(positive('write-connections', text)));
+const workloads = withWriteConnections(WORKLOADS, writeConnections).filter((workload) => !values.only || workload.name.toLowerCase().includes(values.only.toLowerCase()));
 const log = (line: string) => console.error(`[bench] ${line}`);
 
 /** "500×3", "500×4" -> "500×7": counts of one status over the rounds. */
@@ -97,7 +106,8 @@ interface Contender {
 if (values.peers) ensurePeersInstalled(log);
 const docdb = workloads.some((workload) => workload.name.startsWith('docdb')) ? await startBenchDocdb(log) : null;
 const ours = docdb ? withDocdb(OURS, docdb) : OURS;
-const specs = [ours, CEILING, ...(values.peers ? [JSS, CSS] : [])];
+const baseline = values.baseline ? await baselineSpec(values.baseline, log) : null;
+const specs = [ours, ...(baseline ? [baseline] : []), CEILING, ...(values.peers ? [JSS, CSS] : [])];
 
 const contenders: Contender[] = [];
 let dpop: BenchDpop | null = null;
@@ -139,7 +149,7 @@ try {
     await renewTokens();
     log(`warming up (${warmup} s per workload and server, not recorded)`);
     for (const contender of contenders) {
-      for (const { workload, target } of runsFor(contender)) await measure(contender.server.base, workload, target, { duration: warmup, connections: Math.min(8, connections) });
+      for (const { workload, target } of runsFor(contender)) await measure(contender.server.base, workload, target, { duration: warmup, connections: Math.min(8, workload.connections ?? connections) });
     }
   }
   for (let round = 1; round <= rounds; round++) {
@@ -150,7 +160,7 @@ try {
       for (const contender of order) {
         const run = runsFor(contender).find((entry) => entry.workload === workload);
         if (!run) continue;
-        const result = await measure(contender.server.base, workload, run.target, { duration, connections, pid: contender.server.pid });
+        const result = await measure(contender.server.base, workload, run.target, { duration, connections: workload.connections ?? connections, pid: contender.server.pid });
         record(contender.server.spec.name, workload.name, result);
         const cpu = result.cpuPerRequestUs === null ? '' : `  server CPU ${result.cpuPerRequestUs.toFixed(0)} µs/req`;
         log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
@@ -212,6 +222,18 @@ try {
     }
   }
 
+  // Every Solid server stores a resource under its data directory at the URL's path (plus what it adds).
+  const footprint: { server: string; bytes: number | null }[] = [];
+  if (!values['skip-footprint']) {
+    for (const { server, target } of contenders) {
+      if (!target) continue;
+      const container = `${target.owner.podUri}bench-private/extensionless/`;
+      log(`${server.spec.name}: disk footprint of ${MEMBERS} small extension-less members`);
+      await fillExtensionless(target.owner, container, MEMBERS);
+      footprint.push({ server: server.spec.name, bytes: await diskUsage(join(server.dataDir, new URL(container).pathname)) });
+    }
+  }
+
   // Last, after the load runs: the probe measures this process's own event loop, which nothing else uses now.
   let hostile: HostileResult[] = [];
   if (!values['skip-hostile']) {
@@ -227,12 +249,18 @@ try {
     scaleOut = await runScaleOut({ duration, connections, log });
   }
 
-  const report = markdownReport({ servers, rows, scaling, settings: { duration, connections, rounds } });
+  const report = markdownReport({ servers, rows, scaling, footprint, settings: { duration, connections, rounds } });
   const sections = [report, ...(hostile.length ? [hostileReport(hostile)] : []), ...(scaleOut.length ? [scaleOutReport(scaleOut)] : [])];
   console.log(sections.join('\n\n'));
   await mkdir(join(values.out, '..'), { recursive: true });
-  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling, hostile, scaleOut }, null, 2));
+  await writeFile(values.out, JSON.stringify({ date: new Date().toISOString(), settings: { duration, connections, rounds }, servers, rows, scaling, footprint, hostile, scaleOut }, null, 2));
   log(`JSON results in ${values.out}`);
+  // Peers fail under concurrent writes (see docs/benchmarks.md) and are reported as such; svc must not.
+  const failed = rows.filter((row) => row.server === ours.name && row.failures > 0);
+  if (failed.length > 0) {
+    console.error(`\nBENCH FAILED: svc answered non-2xx or not at all:\n${failed.map((row) => `  ${row.workload}: ${row.failures} (${row.statuses.join(', ') || 'connection errors'})`).join('\n')}`);
+    process.exitCode = 1;
+  }
 } finally {
   await stopAll();
 }

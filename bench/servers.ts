@@ -3,7 +3,7 @@
  * timed from spawn to its first `200`, and given one owner whose token the workloads send.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,8 @@ export interface RunningServer {
   spec: ServerSpec;
   base: string;
   pid: number;
+  /** Its fresh data directory, removed by `stop`. */
+  dataDir: string;
   startupMs: number;
   stop(): Promise<void>;
   output(): string;
@@ -84,6 +86,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
     spec,
     base,
     pid: child.pid!,
+    dataDir,
     startupMs,
     output: () => output,
     async stop() {
@@ -102,6 +105,29 @@ export async function memoryOf(pid: number): Promise<{ peakMb: number; currentMb
   if (!status) return null;
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { peakMb: kb('VmHWM') / 1024, currentMb: kb('VmRSS') / 1024 };
+}
+
+/**
+ * Bytes a directory tree takes on disk (allocated blocks, as `du` counts them: a file with several hard links
+ * once); null when it does not exist.
+ */
+export async function diskUsage(directory: string, seen = new Set<string>()): Promise<number | null> {
+  const info = await lstat(directory).catch(() => null);
+  if (!info?.isDirectory()) return null;
+  let total = info.blocks * 512;
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      total += (await diskUsage(path, seen)) ?? 0;
+      continue;
+    }
+    const file = await lstat(path);
+    const inode = `${file.dev}:${file.ino}`;
+    if (seen.has(inode)) continue;
+    seen.add(inode);
+    total += file.blocks * 512;
+  }
+  return total;
 }
 
 async function json(response: Response, what: string): Promise<Record<string, unknown>> {

@@ -25,6 +25,8 @@ export const SMALL_JSON_LD = profileDocument();
 const POST_BODY = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
 const TURTLE = '@prefix schema: <http://schema.org/>.\n<#it> a schema:Thing; schema:name "patched by the benchmark".\n';
 const INSERT_DATA = 'INSERT DATA { <#it> <http://schema.org/alternateName> "bench" . }';
+const N3_PATCH = `@prefix solid: <http://www.w3.org/ns/solid/terms#>.
+_:patch a solid:InsertDeletePatch; solid:inserts { <#it> <http://schema.org/alternateName> "bench" . }.`;
 export const MEMBERS = 1000;
 
 /** URLs the workloads use, all inside the owner's pod. */
@@ -143,6 +145,10 @@ export interface Workload {
   url(target: Target): string;
   headers(target: Target): Record<string, string>;
   body?: string;
+  /** A write: `npm run bench` runs it once per count of `--write-connections`. */
+  writes?: boolean;
+  /** Connections for this workload instead of `--connections`. */
+  connections?: number;
 }
 
 const asOwner = (target: Target, extra: Record<string, string> = {}) => ({ authorization: target.owner.authorization, ...extra });
@@ -153,9 +159,10 @@ export const WORKLOADS: Workload[] = [
   // No Accept: each server lists in its native form (JSON-LD for svc and jss, Turtle for css).
   { name: `GET ${MEMBERS}-member container`, method: 'GET', url: (t) => t.container, headers: (t) => asOwner(t) },
   { name: 'GET as Turtle (conneg)', method: 'GET', url: (t) => t.small, headers: (t) => asOwner(t, { accept: 'text/turtle' }) },
-  { name: 'PUT overwrite', method: 'PUT', url: (t) => t.put, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: SMALL_JSON_LD },
-  { name: 'POST create', method: 'POST', url: (t) => t.posts, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: POST_BODY },
-  { name: 'PATCH INSERT DATA', method: 'PATCH', url: (t) => t.patch, headers: (t) => asOwner(t, { 'content-type': 'application/sparql-update' }), body: INSERT_DATA },
+  { name: 'PUT overwrite', writes: true, method: 'PUT', url: (t) => t.put, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: SMALL_JSON_LD },
+  { name: 'POST create', writes: true, method: 'POST', url: (t) => t.posts, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: POST_BODY },
+  { name: 'PATCH N3', writes: true, method: 'PATCH', url: (t) => t.patch, headers: (t) => asOwner(t, { 'content-type': 'text/n3' }), body: N3_PATCH },
+  { name: 'PATCH INSERT DATA', writes: true, method: 'PATCH', url: (t) => t.patch, headers: (t) => asOwner(t, { 'content-type': 'application/sparql-update' }), body: INSERT_DATA },
   { name: 'HEAD small (owner)', method: 'HEAD', url: (t) => t.small, headers: (t) => asOwner(t) },
   // svc only: a Solid-OIDC token of another issuer with a fresh DPoP proof per request; after the first request
   // the token's signature, the issuer's keys and the WebID profile come from the caches, the proof never does.
@@ -171,6 +178,19 @@ export const WORKLOADS: Workload[] = [
   { name: 'docdb GET (owner)', method: 'GET', runsOn: (t) => t.docdb !== undefined, url: (t) => t.docdb!, headers: (t) => asOwner(t, { accept: 'application/ld+json' }) },
   { name: 'docdb PUT overwrite', method: 'PUT', runsOn: (t) => t.docdb !== undefined, url: (t) => t.docdb!, headers: (t) => asOwner(t, { 'content-type': 'application/ld+json' }), body: SMALL_JSON_LD },
 ];
+
+/** Each write workload once per connection count, named by it ("PUT overwrite ×1"); reads as they are. */
+export function withWriteConnections(workloads: readonly Workload[], counts: readonly number[]): Workload[] {
+  return workloads.flatMap((workload) => (workload.writes ? counts.map((connections) => ({ ...workload, name: `${workload.name} ×${connections}`, connections })) : [workload]));
+}
+
+/**
+ * Disk footprint: `count` small JSON-LD members with extension-less names (`m00000`), as clients that let the
+ * name carry no type create them.
+ */
+export async function fillExtensionless(owner: Owner, container: string, count: number): Promise<void> {
+  await inBatches(count, 1, (index) => put(owner, `${container}m${String(index).padStart(5, '0')}`, 'application/ld+json', POST_BODY));
+}
 
 /** The workload the ceiling answers: the same body, no storage, no access control. */
 export const CEILING_WORKLOAD = WORKLOADS[0]!;

@@ -52,6 +52,8 @@ export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
   /** Startup work (root ACL, pod registry, token key, features). Runtimes call it at start; the first request awaits it anyway. */
   init(): Promise<void>;
+  /** A clean stop, after the last request: saves pending bookkeeping (quota counts) and closes the storage. */
+  close(): Promise<void>;
   /** Present when a feature takes WebSockets: answers an upgrade request the runtime received (null: no such endpoint). */
   upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
@@ -237,6 +239,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
+    close: async () => {
+      await quotaPlatform.storage.close?.();
+    },
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
     ...(upgrades.length > 0 && { upgradeWebSocket }),
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, opendir, rename, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
@@ -8,8 +8,9 @@ import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
-import { parseSidecar, sidecarStepFor, typeOfBody, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
-import { writeSidecarFile, writeTempFile } from './fs-write.ts';
+import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
+import { SidecarFiles } from './fs-sidecar-files.ts';
+import { writeTempFile } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import {
@@ -25,6 +26,7 @@ import {
 
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
+const encoder = new TextEncoder();
 /** How long a cached body is served without looking at the file again; see FsOptions. */
 const REVALIDATE_AFTER_MS = 1000;
 
@@ -75,6 +77,7 @@ export class FsDriver implements StorageDriver {
   // validators (see FileCache and ListingCache).
   private readonly cache: FileCache;
   private readonly listings = new ListingCache();
+  private readonly sidecars: SidecarFiles;
 
   readonly root: string;
   uncleanStop = false;
@@ -82,6 +85,7 @@ export class FsDriver implements StorageDriver {
 
   private constructor(root: string, options: FsOptions) {
     this.root = root;
+    this.sidecars = new SidecarFiles(root, () => this.tempPath());
     this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS);
   }
 
@@ -98,6 +102,10 @@ export class FsDriver implements StorageDriver {
     return driver;
   }
 
+  get recountsAfterUncleanStop(): boolean {
+    return this.runningMarker !== null;
+  }
+
   /** A clean stop: the next start needs no recount. */
   async close(): Promise<void> {
     if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
@@ -106,10 +114,6 @@ export class FsDriver implements StorageDriver {
 
   private fsPath(path: string): string {
     return join(this.root, path);
-  }
-
-  private sidecarPath(path: string): string {
-    return this.fsPath(path) + RESERVED_SUFFIX;
   }
 
   /** Temp files all go in the root: short names, and one place to sweep after a crash. */
@@ -126,21 +130,11 @@ export class FsDriver implements StorageDriver {
     }
   }
 
-  /** The sidecar on disk; null when there is none. */
-  private async readSidecar(path: string): Promise<SidecarRecord | null> {
-    try {
-      return parseSidecar(await readFile(this.sidecarPath(path), 'utf8'), path + RESERVED_SUFFIX);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
-      throw error;
-    }
-  }
-
   private async sidecarOf(path: string): Promise<SidecarRecord | null> {
     const cached = this.cache.sidecar(path);
     if (cached !== undefined) return cached;
     const writes = this.cache.writes;
-    const sidecar = await this.readSidecar(path);
+    const sidecar = await this.sidecars.read(path);
     this.cache.rememberSidecar(path, sidecar, writes);
     return sidecar;
   }
@@ -150,17 +144,6 @@ export class FsDriver implements StorageDriver {
     const meta = this.metaFromStats(path, stats);
     meta.contentType = typeOfBody(await this.sidecarOf(path), mediaTypeForName(nameOf(path)), meta.etag);
     return meta;
-  }
-
-  private async applySidecarStep(path: string, step: SidecarStep): Promise<void> {
-    if (step.action === 'write') await writeSidecarFile(this.sidecarPath(path), this.tempPath(), step.record);
-    else if (step.action === 'remove') await this.removeSidecar(path);
-  }
-
-  private async removeSidecar(path: string): Promise<void> {
-    await unlink(this.sidecarPath(path)).catch((error: unknown) => {
-      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
-    });
   }
 
   /**
@@ -264,10 +247,11 @@ export class FsDriver implements StorageDriver {
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
     const temp = this.tempPath();
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
-    const written = await writeTempFile(temp, body);
+    // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
+    const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
+    const written = await writeTempFile(temp, bytes ?? body);
     let renamed = false;
     try {
-      const createdContainers = await this.ensureParent(path);
       return await this.lock.run(target, async () => {
         const knownSidecar = this.cache.sidecar(path);
         this.changed(path);
@@ -276,12 +260,14 @@ export class FsDriver implements StorageDriver {
         if (options.ifNoneMatch === '*' && before) return null;
         const beforeEtag = before ? this.metaFromStats(path, before).etag : undefined;
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
+        // A file in place proves its container exists: only a new one may need containers made.
+        const createdContainers = before ? [] : await this.ensureParent(path);
         const impliedType = mediaTypeForName(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
-        const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.readSidecar(path) } : null;
+        const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
         // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
-        await this.applySidecarStep(path, step);
+        await this.sidecars.apply(path, step);
         if (options.ifNoneMatch === '*') {
           try {
             await link(temp, target);
@@ -296,7 +282,7 @@ export class FsDriver implements StorageDriver {
         let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
         if (sidecar && options.contentType === impliedType) {
           // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
-          await this.removeSidecar(path);
+          await this.sidecars.remove(path);
           sidecar = null;
         }
         this.changed(path);
@@ -304,7 +290,7 @@ export class FsDriver implements StorageDriver {
         const meta = this.metaFromStats(path, written);
         meta.contentType = options.contentType;
         this.cache.rememberSidecar(path, sidecar);
-        this.cache.remember(path, meta, undefined, this.cache.writes);
+        this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
         return {
           meta,
           created: !before,
@@ -346,7 +332,7 @@ export class FsDriver implements StorageDriver {
         await this.removeEmptyDirectory(path);
       } else {
         await unlink(target);
-        await unlink(this.sidecarPath(path)).catch(() => undefined);
+        await unlink(this.sidecars.pathOf(path)).catch(() => undefined);
       }
       this.changed(path);
       return meta;

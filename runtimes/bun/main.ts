@@ -61,7 +61,7 @@ function isWebSocketRequest(request: Request): boolean {
 }
 
 async function main(): Promise<void> {
-  const { config, app, storage, tls } = await prepareStandalone('bun', process.argv.slice(2), process.env, log);
+  const { config, app, tls } = await prepareStandalone('bun', process.argv.slice(2), process.env, log);
   const sockets = new Set<BunSocket>();
 
   const upgradeWebSocket = app.upgradeWebSocket;
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     log,
     closeSockets: () => sockets.forEach((ws) => ws.close(1001, 'server shutting down')),
     stopServer: () => server.stop(),
-    closeStorage: () => storage.close?.(),
+    closeStorage: () => app.close(),
     exit: (code) => process.exit(code),
   });
   process.on('SIGINT', () => stop('SIGINT'));

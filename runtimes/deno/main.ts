@@ -78,7 +78,7 @@ async function answerUpgrade(app: App, request: Request): Promise<Response> {
 }
 
 async function main(): Promise<void> {
-  const { config, app, storage, tls } = await prepareStandalone('deno', deno.args, deno.env.toObject(), log);
+  const { config, app, tls } = await prepareStandalone('deno', deno.args, deno.env.toObject(), log);
   let url = '';
   let listened: () => void = () => {};
   const listening = new Promise<void>((resolve) => (listened = resolve));
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     log,
     closeSockets: () => sockets.forEach((socket) => socket.close(1001, 'server shutting down')),
     stopServer: () => server.shutdown(),
-    closeStorage: () => storage.close?.(),
+    closeStorage: () => app.close(),
     exit: (code) => deno.exit(code),
   });
   deno.addSignalListener('SIGINT', () => stop('SIGINT'));

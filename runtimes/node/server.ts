@@ -145,8 +145,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
     }).then(async () => {
       await git?.close();
       await documentStore?.close();
+      await app.close();
       await sharedState?.close();
-      await storage.close?.();
     });
   return { server, url, singleUserPod, close };
 }

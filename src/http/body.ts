@@ -27,9 +27,17 @@ export function limitedBody(request: Request, limit: number): ReadableStream<Uin
   );
 }
 
-/** Reads a whole (limited) body as text, for documents that must be parsed before storing. */
+/**
+ * Reads a whole (limited) body as text, for documents that must be parsed before storing. A body whose
+ * declared length is within the limit is read in one step, without a counting stream per chunk; its size is
+ * still checked once it is read.
+ */
 export async function readLimitedText(request: Request, limit: number): Promise<string> {
-  return decoder.decode(await bodyToBytes(limitedBody(request, limit)));
+  const declared = request.headers.get('content-length');
+  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > limit) return decoder.decode(await bodyToBytes(limitedBody(request, limit)));
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > limit) throw tooLarge(limit);
+  return decoder.decode(bytes);
 }
 
 const decoder = new TextDecoder();

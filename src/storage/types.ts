@@ -82,6 +82,11 @@ export interface StorageDriver {
    */
   readonly uncleanStop?: boolean;
   /**
+   * True when the driver keeps a running marker, so that the next start after a crash reports `uncleanStop`
+   * and the quota records are recounted: bookkeeping may then be saved lazily (see src/quota/ledger.ts).
+   */
+  readonly recountsAfterUncleanStop?: boolean;
+  /**
    * Optional, for drivers that cache: forgets what is cached of a container and everything under it, after
    * another program (git) changed those files.
    */

@@ -117,8 +117,15 @@ describe('fs storage across SIGKILL', () => {
       expect(record.used, 'quota record after restart').toBe(await measurePodUsage(await FsDriver.open(root), '/alice/'));
     }
 
-    // A clean stop removes the marker, so the next start recounts nothing.
+    // Writes after the last restart are counted in memory; a clean stop saves them and removes the marker,
+    // so the next start recounts nothing.
+    for (const [index, name] of RESOURCES.entries()) {
+      const grown = await fetch(`${svc.base}/alice/${name}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'plain '.repeat(index + 3) });
+      expect(grown.status).toBe(204);
+    }
     expect(await svc.stop()).toBe(0);
+    const record = JSON.parse(await readFile(join(root, 'alice', '.quota.json'), 'utf8')) as { used: number };
+    expect(record.used, 'quota record after a clean stop').toBe(await measurePodUsage(await FsDriver.open(root), '/alice/'));
     expect(await filesUnder(root).then((files) => files.filter((file) => file.includes('.svc-tmp')))).toEqual([]);
   });
 });

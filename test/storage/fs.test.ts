@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,45 @@ describe('fs driver layout', () => {
   });
 });
 
+describe('fs driver sidecars that only name a type', () => {
+  it('are hard links to one shared file per type, taking no block of their own', async () => {
+    const driver = await freshDriver();
+    for (const name of ['m1', 'm2', 'm3']) await driver.put(`/c/${name}`, '{}', { contentType: 'application/ld+json' });
+    await driver.put('/c/t', '<a> <b> <c>.', { contentType: 'text/turtle' });
+    const inode = async (name: string) => (await stat(join(driver.root, 'c', name))).ino;
+    const shared = await inode('m1.svc-meta');
+    expect(await inode('m2.svc-meta')).toBe(shared);
+    expect(await inode('m3.svc-meta')).toBe(shared);
+    expect(await inode('t.svc-meta')).not.toBe(shared);
+    expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(4);
+    expect((await readdir(join(driver.root, 'types.svc-meta'))).length).toBe(2);
+    // A change of type names the previous body too: a sidecar of its own, the shared file untouched.
+    await driver.put('/c/m2', '<a> <b> <c>.', { contentType: 'text/turtle' });
+    expect(await inode('m2.svc-meta')).not.toBe(shared);
+    expect(JSON.parse(await readFile(join(driver.root, 'c', 'm2.svc-meta'), 'utf8'))).toMatchObject({ contentType: 'text/turtle', previous: { contentType: 'application/ld+json' } });
+    await driver.delete('/c/m3');
+    const reopened = await FsDriver.open(driver.root);
+    expect((await reopened.head('/c/m1'))?.contentType).toBe('application/ld+json');
+    expect((await reopened.head('/c/m2'))?.contentType).toBe('text/turtle');
+    expect((await reopened.head('/c/t'))?.contentType).toBe('text/turtle');
+    expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(2);
+  });
+
+  it('are files of their own when the shared file was changed by hand', async () => {
+    const driver = await freshDriver();
+    await driver.put('/c/m1', '{}', { contentType: 'application/ld+json' });
+    const [sharedName] = await readdir(join(driver.root, 'types.svc-meta'));
+    const sharedFile = join(driver.root, 'types.svc-meta', sharedName!);
+    await rm(sharedFile);
+    await writeFile(sharedFile, '{"contentType":"text/plain"}');
+    // A new process knows nothing of the shared file and finds it changed.
+    const reopened = await FsDriver.open(driver.root);
+    await reopened.put('/c/m2', '{}', { contentType: 'application/ld+json' });
+    expect((await stat(join(driver.root, 'c', 'm2.svc-meta'))).ino).not.toBe((await stat(sharedFile)).ino);
+    expect((await FsDriver.open(driver.root).then((fresh) => fresh.head('/c/m2')))?.contentType).toBe('application/ld+json');
+  });
+});
+
 describe('fs driver caches', () => {
   const text = async (driver: FsDriver, path: string) => {
     const stored = await driver.get(path);
@@ -61,6 +100,17 @@ describe('fs driver caches', () => {
     expect(await new Response(after.body).text()).toBe('second, longer');
     await rm(join(driver.root, 'c', 'doc.txt'));
     expect(await driver.get('/c/doc.txt')).toBeNull();
+  });
+
+  it('keeps the body a write was given, so the next read within revalidateAfterMs opens no file', async () => {
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
+    await driver.put('/w/doc.ttl', '<a> <b> "written" .', { contentType: 'text/turtle' });
+    await driver.put('/w/bin', new TextEncoder().encode('bytes'), { contentType: 'application/octet-stream' });
+    // Changed behind the driver's back: a read that went to the file would see it.
+    await writeFile(join(driver.root, 'w', 'doc.ttl'), '<a> <b> "edited" .');
+    await writeFile(join(driver.root, 'w', 'bin'), 'other');
+    expect(await text(driver, '/w/doc.ttl')).toBe('<a> <b> "written" .');
+    expect(await text(driver, '/w/bin')).toBe('bytes');
   });
 
   it('serves a cached body without looking at the file for revalidateAfterMs, but never a dot-file', async () => {
@@ -117,7 +167,7 @@ describe('fs driver recovery at startup', () => {
     expect(first.uncleanStop).toBe(false);
     await first.put('/a/note', 'x', { contentType: 'text/plain' });
     await first.close();
-    expect(await readdir(first.root)).toEqual(['a']);
+    expect((await readdir(first.root)).sort()).toEqual(['a', 'types.svc-meta']);
 
     // What a kill leaves: the running marker, temp files in the root, a sidecar whose file is gone, and
     // (from earlier versions) a sidecar temp file beside its sidecar.
@@ -128,11 +178,11 @@ describe('fs driver recovery at startup', () => {
     // A command opening the directory beside the server leaves all of it alone.
     const beside = await FsDriver.open(first.root);
     await beside.close();
-    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running', 'a']);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running', 'a', 'types.svc-meta']);
 
     const restarted = await FsDriver.open(first.root, { recover: true });
     expect(restarted.uncleanStop).toBe(true);
-    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-running', 'a']);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-running', 'a', 'types.svc-meta']);
     expect((await readdir(join(first.root, 'a'))).sort()).toEqual(['note', 'note.svc-meta']);
     expect((await restarted.head('/a/note'))?.contentType).toBe('text/plain');
     await restarted.close();

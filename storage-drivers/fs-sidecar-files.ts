@@ -1,0 +1,108 @@
+/**
+ * The sidecar files of the fs driver on disk: `<name>.svc-meta` beside each file whose name cannot tell its
+ * type (see fs-sidecar.ts for what they say and in which order writes change them).
+ *
+ * Most sidecars say only `{"contentType": T}`, and a file takes at least one block of the disk (4 KB) however
+ * small it is, so 1,000 such members would take twice the space of their bodies. Such a sidecar is a hard
+ * link to one shared, never-changed file per type under `types.svc-meta/` in the root: a directory entry,
+ * no block of its own. It is read like any other sidecar and replaced (renamed over) or removed like one.
+ * A sidecar that also names a previous body, or any link that fails (a file system without hard links, the
+ * link-count limit of one shared file), is a file of its own as before.
+ */
+import { createHash } from 'node:crypto';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RESERVED_SUFFIX } from '../src/storage/paths.ts';
+import { parseSidecar, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
+import { writeSidecarFile } from './fs-write.ts';
+
+/** Under the root; the suffix keeps it out of listings, HTTP, git pushes and the quota. */
+export const SHARED_SIDECARS = `types${RESERVED_SUFFIX}`;
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+const isMissing = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
+
+export class SidecarFiles {
+  readonly #root: string;
+  readonly #tempPath: () => string;
+  /** The shared file of each record text, once it is known to exist. */
+  readonly #shared = new Map<string, Promise<string>>();
+
+  constructor(root: string, tempPath: () => string) {
+    this.#root = root;
+    this.#tempPath = tempPath;
+  }
+
+  pathOf(path: string): string {
+    return join(this.#root, path) + RESERVED_SUFFIX;
+  }
+
+  /** The sidecar on disk; null when there is none. */
+  async read(path: string): Promise<SidecarRecord | null> {
+    try {
+      return parseSidecar(await readFile(this.pathOf(path), 'utf8'), path + RESERVED_SUFFIX);
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async apply(path: string, step: SidecarStep): Promise<void> {
+    if (step.action === 'write') await this.write(path, step.record);
+    else if (step.action === 'remove') await this.remove(path);
+  }
+
+  async remove(path: string): Promise<void> {
+    await unlink(this.pathOf(path)).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+  }
+
+  /** Replaces the sidecar atomically: a rename over it, of a link to the shared file or of a file of its own. */
+  private async write(path: string, record: SidecarRecord): Promise<void> {
+    const text = JSON.stringify(record);
+    if (!record.previous) {
+      const temp = this.#tempPath();
+      try {
+        await link(await this.sharedFile(text), temp);
+        await rename(temp, this.pathOf(path));
+        return;
+      } catch {
+        await unlink(temp).catch(() => undefined);
+        // A shared file removed by hand is made anew by the next write that needs it.
+        this.#shared.delete(text);
+      }
+    }
+    await writeSidecarFile(this.pathOf(path), this.#tempPath(), record);
+  }
+
+  /** The shared file holding `text`, written whole (temp file, then link into place) before anything links to it. */
+  private sharedFile(text: string): Promise<string> {
+    let shared = this.#shared.get(text);
+    if (!shared) {
+      shared = (async () => {
+        const directory = join(this.#root, SHARED_SIDECARS);
+        const file = join(directory, createHash('sha256').update(text).digest('hex'));
+        await mkdir(directory, { recursive: true });
+        const temp = this.#tempPath();
+        try {
+          await writeFile(temp, text, { flag: 'wx' });
+          await link(temp, file).catch(async (error: unknown) => {
+            if (errorCode(error) !== 'EEXIST') throw error;
+            // Made by an earlier run; one changed by hand is not linked to.
+            if ((await readFile(file, 'utf8')) !== text) throw new Error(`${file} does not hold ${text}`);
+          });
+        } finally {
+          await unlink(temp).catch(() => undefined);
+        }
+        return file;
+      })();
+      this.#shared.set(text, shared);
+      shared.catch(() => this.#shared.delete(text));
+    }
+    return shared;
+  }
+}
