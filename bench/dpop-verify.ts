@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.ts';
 import { resolveConfig } from '../src/config/resolve.ts';
 import { nodeOutboundFetch } from '../runtimes/node/outbound-fetch.ts';
+import { nodeSignatureVerifier } from '../runtimes/node/signature-verifier.ts';
 import { MemoryDriver } from '../storage-drivers/memory.ts';
 import { startBenchDpop } from './dpop.ts';
 
@@ -30,7 +31,7 @@ const RESOURCE = `${BASE}/alice/private/small.json`;
 const dpop = await startBenchDpop();
 try {
   const config = resolveConfig({ flags: { quiet: true, rateLimit: false } });
-  const app = createApp(config, { runtime: 'bench', storage: new MemoryDriver(), log: () => {}, fetch: nodeOutboundFetch({ allowPrivate: true }) });
+  const app = createApp(config, { runtime: 'bench', storage: new MemoryDriver(), log: () => {}, fetch: nodeOutboundFetch({ allowPrivate: true }), signatureVerifier: nodeSignatureVerifier });
   const created = await app.fetch(new Request(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' }));
   const { token } = (await created.json()) as { token: string };
   const owner = { authorization: `Bearer ${token}` };

@@ -104,7 +104,7 @@ export const idpFeature: Feature = {
       grants: new GrantStore(platform.storage, now),
       passkeys: new PasskeyStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
-      proofs: new DpopProofVerifier(new MemoryReplayCache()),
+      proofs: new DpopProofVerifier(new MemoryReplayCache(), platform.signatureVerifier),
       nostrKeys: new NostrKeyStore(platform.storage, now),
       nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024 }),
       signingKey,

@@ -32,7 +32,7 @@ function refusal(error: unknown): Verdict {
  */
 export function dpopVerifier(options: SolidOidcOptions): CredentialVerifier {
   const sources: DocumentSources = { local: options.local, ...(options.platform.fetch && { outbound: options.platform.fetch }) };
-  const proofs = new DpopProofVerifier(options.replays ?? new MemoryReplayCache());
+  const proofs = new DpopProofVerifier(options.replays ?? new MemoryReplayCache(), options.platform.signatureVerifier);
   const issuerKeys = new IssuerKeys(sources, options.now);
   const webIdIssuers = new WebIdIssuers(sources, options.now);
   const verified = new BoundedCache<string, VerifiedAccessToken & { localIssuer: boolean }>(VERIFIED_TOKENS);
