@@ -1,3 +1,4 @@
+import type { SignatureVerifierFactory } from './auth/solid-oidc/signature.ts';
 import type { SharedState } from './cluster/shared-state.ts';
 import type { DocumentStore } from './docdb/store.ts';
 import type { GitBackend } from './git/backend.ts';
@@ -26,6 +27,11 @@ export interface Platform {
    * that need it are refused at startup.
    */
   fetch?: OutboundFetch;
+  /**
+   * Signature checks for the keys of DPoP proofs, one per DPoP request (Node: `node:crypto`'s synchronous
+   * verify, cheaper than WebCrypto's). It must accept and refuse exactly what WebCrypto does. Absent: WebCrypto.
+   */
+  signatureVerifier?: SignatureVerifierFactory;
   /**
    * Git's smart HTTP backend on the files of the storage (the Node runtime with the fs driver spawns
    * `git http-backend`). Absent: `--git` is refused at startup.

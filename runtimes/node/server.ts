@@ -12,6 +12,7 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
+import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { mashlibAssetReader } from './databrowser-assets.ts';
 import { createNodeGitBackend } from './git-backend.ts';
@@ -73,6 +74,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
       return raw ? new Uint8Array(raw) : null;
     },
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
+    signatureVerifier: nodeSignatureVerifier,
     ...(git && { git }),
     ...(documentStore && { documentStore }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),

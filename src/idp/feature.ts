@@ -106,7 +106,7 @@ export const idpFeature: Feature = {
       grants: new GrantStore(platform.storage, now),
       passkeys: new PasskeyStore(platform.storage, now),
       sessions: new Sessions(context.tokenKey, accounts, now),
-      proofs: new DpopProofVerifier(platform.sharedState ? new SharedReplayCache(platform.sharedState, 'idp-dpop') : new MemoryReplayCache()),
+      proofs: new DpopProofVerifier(platform.sharedState ? new SharedReplayCache(platform.sharedState, 'idp-dpop') : new MemoryReplayCache(), platform.signatureVerifier),
       nostrKeys: new NostrKeyStore(platform.storage, now),
       nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024, ...(platform.sharedState && { replays: new SharedReplayCache(platform.sharedState, 'idp-nip98') }) }),
       signingKey,

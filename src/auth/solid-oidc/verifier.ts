@@ -32,17 +32,23 @@ function refusal(error: unknown): Verdict {
  */
 export function dpopVerifier(options: SolidOidcOptions): CredentialVerifier {
   const sources: DocumentSources = { local: options.local, ...(options.platform.fetch && { outbound: options.platform.fetch }) };
-  const proofs = new DpopProofVerifier(options.replays ?? new MemoryReplayCache());
+  const proofs = new DpopProofVerifier(options.replays ?? new MemoryReplayCache(), options.platform.signatureVerifier);
   const issuerKeys = new IssuerKeys(sources, options.now);
   const webIdIssuers = new WebIdIssuers(sources, options.now);
-  const verified = new BoundedCache<string, VerifiedAccessToken & { localIssuer: boolean }>(VERIFIED_TOKENS);
+  const verified = new BoundedCache<string, VerifiedAccessToken & { issuerOrigin: string; localIssuer: boolean }>(VERIFIED_TOKENS);
 
-  /** Tokens are remembered per route to their issuer's keys: read from this server, or fetched (see WebIdIssuers). */
-  async function accessTokenOf(token: string, serverOrigin: string, nowMs: number): Promise<VerifiedAccessToken> {
+  /**
+   * A token verified before, unexpired. Tokens are remembered per route to their issuer's keys: read from
+   * this server, or fetched (see WebIdIssuers).
+   */
+  function rememberedToken(token: string, serverOrigin: string, nowMs: number): VerifiedAccessToken | undefined {
     const known = verified.get(token);
-    if (known && known.expiresMs > nowMs && isLocal(known.issuer, serverOrigin) === known.localIssuer) return known;
+    return known && known.expiresMs > nowMs && (known.issuerOrigin === serverOrigin) === known.localIssuer ? known : undefined;
+  }
+
+  async function verifiedToken(token: string, serverOrigin: string, nowMs: number): Promise<VerifiedAccessToken> {
     const fresh = await verifyAccessToken(token, issuerKeys, serverOrigin, nowMs);
-    verified.set(token, { ...fresh, localIssuer: isLocal(fresh.issuer, serverOrigin) });
+    verified.set(token, { ...fresh, issuerOrigin: new URL(fresh.issuer).origin, localIssuer: isLocal(fresh.issuer, serverOrigin) });
     return fresh;
   }
 
@@ -57,7 +63,7 @@ export function dpopVerifier(options: SolidOidcOptions): CredentialVerifier {
         const serverOrigin = new URL(request.url).origin;
         // The proof first: it costs no fetch, so requests without a valid proof never make the server fetch.
         const jkt = await proofs.verify(proof, { method: request.method, url: request.url, accessToken: token, nowMs });
-        const access = await accessTokenOf(token, serverOrigin, nowMs);
+        const access = rememberedToken(token, serverOrigin, nowMs) ?? (await verifiedToken(token, serverOrigin, nowMs));
         if (access.jkt !== jkt) throw invalidToken('the DPoP proof is not signed with the key the access token is bound to (cnf.jkt)');
         let listed;
         try {

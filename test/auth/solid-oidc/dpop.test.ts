@@ -171,8 +171,8 @@ describe('what the verifier caches', () => {
     const w = await podWorld(['alice'], {}, { fetch: nodeOutboundFetch({ allowPrivate: true }), now });
     const acl = ownerRule('../#me') + `<#bob> a acl:Authorization; acl:agent <${bob}>; acl:accessTo <./>; acl:mode acl:Read.\n`;
     await w.as('alice', '/alice/private/.acl', putTurtleAcl(acl));
-    const read = async (token: string) =>
-      w.app.fetch(new Request(PRIVATE, { headers: { authorization: `DPoP ${token}`, dpop: await client.proof('GET', PRIVATE, { claims: { iat: Math.floor(now() / 1000) } }) } }));
+    const read = async (token: string, signer: DpopClient = client) =>
+      w.app.fetch(new Request(PRIVATE, { headers: { authorization: `DPoP ${token}`, dpop: await signer.proof('GET', PRIVATE, { claims: { iat: Math.floor(now() / 1000) } }) } }));
     const token = () => own.token({ webid: bob, cnf: { jkt: client.jkt } });
     return { own, read, token, advance: (ms: number) => (offsetMs += ms) };
   }
@@ -187,6 +187,26 @@ describe('what the verifier caches', () => {
       advance(31_000);
       expect((await read(rotated)).status).toBe(200);
       expect(own.requests.filter((line) => line.includes('/jwks'))).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('checks a remembered token against every proof key and refuses it once it has expired', async () => {
+    const { own, read, token, advance } = await clockedWorld();
+    try {
+      const bound = await token();
+      expect((await read(bound)).status).toBe(200);
+      const thief = await dpopClient();
+      const stolen = await read(bound, thief);
+      expect(stolen.status).toBe(401);
+      expect(((await stolen.json()) as { detail: string }).detail).toMatch(/cnf\.jkt/);
+      expect((await read(bound)).status).toBe(200);
+      // The issuer's tokens live 300 seconds; the clock tolerance for access tokens is 5 seconds.
+      advance(306_000);
+      const expired = await read(bound);
+      expect(expired.status).toBe(401);
+      expect(((await expired.json()) as { detail: string }).detail).toMatch(/expired/);
     } finally {
       await own.close();
     }
