@@ -6,8 +6,8 @@ export interface WindowCount {
 }
 
 /**
- * Where rate-limit counters live. In memory by default; a shared store (unstorage over Redis or KV) makes
- * the limits hold across instances. Each key's window starts at its first counted hit and lasts `windowMs`
+ * Where rate-limit counters live. In memory by default; with `--redis-url` the shared store
+ * (`SharedCounterStore`, over the platform's `SharedState`) makes the limits hold across instances. Each key's window starts at its first counted hit and lasts `windowMs`
  * (one pod per day means 24 hours from that client's first creation, not until a midnight shared by all).
  */
 export interface CounterStore {
