@@ -19,6 +19,7 @@ export const mastodonFeature: Feature = {
       apps: new AppStore(platform.storage, now),
       tokens: new TokenStore(platform.storage, now),
       accounts: new AccountStore(platform.storage, now),
+      social: context.social,
     });
     return { routes };
   },

@@ -4,6 +4,7 @@
  * the catch-all 404 at the end; entities are built in entities.ts.
  */
 import type { Hono } from 'hono';
+import type { SocialRegistry } from '../activitypub/social-registry.ts';
 import type { Config } from '../config/options.ts';
 import { SVC_VERSION } from '../http/outbound-fetch.ts';
 import type { AccountStore } from '../idp/accounts.ts';
@@ -16,6 +17,7 @@ import { readParameters } from '../oauth/parameters.ts';
 import type { TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
+import { socialRoutes } from './social-routes.ts';
 import { accountEntity, applicationEntity, credentialAccountEntity, instanceV1Entity, instanceV2Entity, type InstanceFacts, type PodAccount } from './entities.ts';
 
 export interface MastodonContext {
@@ -24,6 +26,7 @@ export interface MastodonContext {
   readonly apps: AppStore;
   readonly tokens: TokenStore;
   readonly accounts: AccountStore;
+  readonly social: SocialRegistry;
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
@@ -92,6 +95,16 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       if (!pod) throw mastodonError(404, 'Record not found');
       return json(accountEntity(pod));
     });
+    socialRoutes({
+      tokens: mastodon.tokens,
+      social: mastodon.social,
+      ownerName: rootPodName(mastodon.config),
+      podAccount: (name, origin) => podAccount(mastodon, name, origin),
+      accountName: async (record) => {
+        const account = await mastodon.accounts.get(userOf(record));
+        return account ? account.podName || rootPodName(mastodon.config) : null;
+      },
+    })(app);
     app.options('/api/*', () => new Response(null, { status: 204 }));
     app.all('/api/v1/*', () => {
       throw mastodonError(404, 'Record not found: this server has no such Mastodon API endpoint');
