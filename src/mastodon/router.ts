@@ -17,7 +17,7 @@ import { readParameters } from '../oauth/parameters.ts';
 import type { TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
-import { socialRoutes } from './social-routes.ts';
+import { ownerCounts, socialRoutes } from './social-routes.ts';
 import { accountEntity, applicationEntity, credentialAccountEntity, instanceV1Entity, instanceV2Entity, type InstanceFacts, type PodAccount } from './entities.ts';
 
 export interface MastodonContext {
@@ -46,6 +46,12 @@ async function podAccount(mastodon: MastodonContext, name: string, origin: strin
   const record = await readPodRecord(mastodon.storage, name);
   if (!record) return null;
   return { name, webId: origin + new URL(record.webId).pathname + new URL(record.webId).hash, podUri: `${origin}/${name}/`, created: record.created };
+}
+
+/** The ActivityPub actor's counts for its account (the root pod with --activitypub); nothing for other accounts. */
+async function federatedCounts(mastodon: MastodonContext, pod: PodAccount, url: string): Promise<Record<string, unknown>> {
+  const social = pod.name === rootPodName(mastodon.config) ? mastodon.social.of(new URL(url).origin) : null;
+  return social ? ownerCounts(social) : {};
 }
 
 async function userCount(storage: StorageDriver): Promise<number> {
@@ -88,12 +94,12 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       const origin = new URL(c.req.url).origin;
       const pod = account ? await podAccount(mastodon, account.podName || (rootPodName(mastodon.config) ?? ''), origin) : null;
       if (!pod) throw mastodonError(401, 'The access token is invalid');
-      return json(credentialAccountEntity(pod));
+      return json({ ...credentialAccountEntity(pod), ...(await federatedCounts(mastodon, pod, c.req.url)) });
     });
     app.get('/api/v1/accounts/:id', async (c) => {
       const pod = await podAccount(mastodon, c.req.param('id'), new URL(c.req.url).origin);
       if (!pod) throw mastodonError(404, 'Record not found');
-      return json(accountEntity(pod));
+      return json({ ...accountEntity(pod), ...(await federatedCounts(mastodon, pod, c.req.url)) });
     });
     socialRoutes({
       tokens: mastodon.tokens,

@@ -14,7 +14,7 @@ import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
 import { accountEntity, type PodAccount } from './entities.ts';
 import { pageOf } from './paging.ts';
-import { inboundStatuses, notifications, ownStatuses, remoteAccountEntity, statusEntity, type StatusContext, type StatusItem } from './timeline.ts';
+import { allOf, inboundStatuses, notifications, ownStatuses, remoteAccountEntity, statusEntity, type StatusContext, type StatusItem } from './timeline.ts';
 
 /** Longest status text, as the instance entity announces (`max_characters`). */
 const MAX_CHARACTERS = 500;
@@ -52,6 +52,18 @@ function contentHtml(text: string): string {
   return escaped.split(/\r?\n\s*\r?\n/).map((paragraph) => `<p>${paragraph.replace(/\r?\n/g, '<br>')}</p>`).join('');
 }
 
+/** The owner account's counts and last post date, which the Account entity carries. */
+export async function ownerCounts(social: Social, own?: StatusItem[]): Promise<Record<string, unknown>> {
+  const statuses = own ?? (await ownStatuses(social));
+  const [followers, following] = await Promise.all([social.followers({ limit: 1 }), allOf((request) => social.following(request))]);
+  return {
+    followers_count: followers.total,
+    following_count: following.filter((record) => record.state === 'accepted').length,
+    statuses_count: statuses.length,
+    last_status_at: statuses.length > 0 ? statuses.reduce((a, b) => (a.id > b.id ? a : b)).published.slice(0, 10) : null,
+  };
+}
+
 export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void {
   /** The owner's Social and account; a 404 when ActivityPub is off. */
   async function federated(c: Context): Promise<{ social: Social; statusContext: StatusContext; ownStatuses: StatusItem[] }> {
@@ -60,14 +72,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
     const owner = social && context.ownerName !== null ? await context.podAccount(context.ownerName, origin) : null;
     if (!social || !owner) throw notFound('Record not found: statuses, timelines and notifications need ActivityPub (--activitypub)');
     const own = await ownStatuses(social);
-    const [followers, following] = await Promise.all([social.followers({ limit: 1 }), social.following({ limit: 100_000 })]);
-    const ownerEntity = {
-      ...accountEntity(owner),
-      followers_count: followers.total,
-      following_count: following.items.filter((record) => record.state === 'accepted').length,
-      statuses_count: own.length,
-      last_status_at: own.length > 0 ? own.reduce((a, b) => (a.id > b.id ? a : b)).published.slice(0, 10) : null,
-    };
+    const ownerEntity = { ...accountEntity(owner), ...(await ownerCounts(social, own)) };
     const byUri = new Map(own.map((status) => [status.uri, status.id]));
     return { social, ownStatuses: own, statusContext: { owner, ownerActor: social.actorId.href, ownerEntity, idOfUri: (uri) => byUri.get(uri) ?? null } };
   }
@@ -177,7 +182,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
     for (const list of ['followers', 'following'] as const) {
       app.get(`/api/v1/accounts/:id/${list}`, async (c) => {
         const { social } = await ownerAccount(c);
-        const records = list === 'followers' ? (await social.followers({ limit: 100_000 })).items : (await social.following({ limit: 100_000 })).items.filter((record) => record.state === 'accepted');
+        const records = list === 'followers' ? await social.allFollowers() : (await allOf((request) => social.following(request))).filter((record) => record.state === 'accepted');
         // Paged by when the follow began, as Mastodon pages these lists by its follow records.
         const accounts = await Promise.all(records.map(async (record) => ({ id: `${String(Date.parse(record.since) || 0).padStart(15, '0')}-${(await hashName(record.id)).slice(0, 12)}`, actor: record.id })));
         const { items, link } = pageOf(accounts, new URL(c.req.url), MAX_ACCOUNT_PAGE);

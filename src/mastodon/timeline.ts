@@ -59,9 +59,19 @@ function statusOfNote(id: string, note: Json, fallbackAuthor: string, fallbackTi
   };
 }
 
+/** Every item of one of Social's paged lists (its pages hold at most 100). */
+export async function allOf<T>(list: (request: { offset: number; limit: number }) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
+  const items: T[] = [];
+  for (;;) {
+    const page = await list({ offset: items.length, limit: 100 });
+    items.push(...page.items);
+    if (page.items.length === 0 || items.length >= page.total) return items;
+  }
+}
+
 /** The owner's posts, from the outbox. */
 export async function ownStatuses(social: Social): Promise<StatusItem[]> {
-  const { items } = await social.outbox({ limit: 100_000 });
+  const items = await allOf((request) => social.outbox(request));
   return items.flatMap((activity) => {
     const note = noteOf(activity);
     const name = typeof activity.id === 'string' ? activity.id.split('/').pop()! : '';
@@ -89,7 +99,7 @@ export async function notifications(social: Social): Promise<NotificationItem[]>
   const owner = social.actorId.href;
   const own = new Map((await ownStatuses(social)).map((status) => [status.uri, status]));
   const items: NotificationItem[] = [];
-  for (const follower of (await social.followers({ limit: 100_000 })).items) {
+  for (const follower of await social.allFollowers()) {
     const time = timeOf(follower.since, 0);
     items.push({ id: await inboundId(time, follower.followId), type: 'follow', createdAt: new Date(time).toISOString(), author: follower.id, status: null });
   }

@@ -99,6 +99,24 @@ describe('Mastodon statuses, timelines and notifications on ActivityPub', () => 
     expect((await app.request(`/api/v1/statuses/${ids[1]}`, bearer(token, { method: 'DELETE' }))).status).toBe(404);
   });
 
+  it('lists every post, past the outbox\'s pages of 100, and the account counts them', async () => {
+    const app = await socialApp();
+    const token = await app.tokenFor('read write');
+    for (let index = 0; index < 103; index++) expect((await app.request('/api/v1/statuses', post(token, { status: `post ${index}` }))).status).toBe(200);
+    let path: string | null = '/api/v1/accounts/alice/statuses?limit=40';
+    const contents: string[] = [];
+    while (path) {
+      const response: Response = await app.request(path);
+      const page = await response.json();
+      contents.push(...page.map((status: { content: string }) => status.content));
+      path = page.length > 0 ? linkOf(response, 'next') : null;
+    }
+    expect(contents).toHaveLength(103);
+    expect(contents.at(-1)).toBe('<p>post 0</p>');
+    expect(await (await app.request('/api/v1/accounts/alice')).json()).toMatchObject({ statuses_count: 103, followers_count: 0, following_count: 0, last_status_at: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) });
+    expect((await (await app.request('/api/v1/accounts/verify_credentials', bearer(token))).json()).statuses_count).toBe(103);
+  });
+
   it('answers unknown ids 404, missing scopes 403, no token 401, bad bodies 400 and 422, and stores nothing then', async () => {
     const app = await socialApp();
     const read = await app.tokenFor('read');
