@@ -196,6 +196,14 @@ export class Social {
     return actor;
   }
 
+  /** What another server says about an actor (its names), fetched through the guarded loader; null when it cannot be had. */
+  async actorProfile(actorUrl: string): Promise<{ username: string | null; displayName: string | null; url: string | null } | null> {
+    const actor = await this.#lookupActor(actorUrl).catch(() => null);
+    if (!actor) return null;
+    const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
+    return { username: text(actor.preferredUsername), displayName: text(actor.name), url: actor.url instanceof URL ? actor.url.href : null };
+  }
+
   /** Sends Follow to the actor's inbox (an actor URL or a handle); `pending` in `following` until it accepts. */
   async follow(actor: string): Promise<FollowingRecord> {
     const remote = remoteActorOf(await this.#lookupActor(await this.#actorUrl(actor)));

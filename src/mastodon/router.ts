@@ -17,6 +17,7 @@ import { readParameters } from '../oauth/parameters.ts';
 import type { TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
+import type { RemoteAccounts } from './remote-accounts.ts';
 import { ownerCounts, socialRoutes } from './social-routes.ts';
 import { accountEntity, applicationEntity, credentialAccountEntity, instanceV1Entity, instanceV2Entity, type InstanceFacts, type PodAccount } from './entities.ts';
 
@@ -27,6 +28,7 @@ export interface MastodonContext {
   readonly tokens: TokenStore;
   readonly accounts: AccountStore;
   readonly social: SocialRegistry;
+  readonly remoteAccounts: RemoteAccounts;
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
@@ -104,6 +106,7 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
     socialRoutes({
       tokens: mastodon.tokens,
       social: mastodon.social,
+      remoteAccounts: mastodon.remoteAccounts,
       ownerName: rootPodName(mastodon.config),
       podAccount: (name, origin) => podAccount(mastodon, name, origin),
       accountName: async (record) => {

@@ -14,7 +14,8 @@ import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
 import { accountEntity, type PodAccount } from './entities.ts';
 import { pageOf } from './paging.ts';
-import { allOf, inboundStatuses, notifications, ownStatuses, remoteAccountEntity, statusEntity, type StatusContext, type StatusItem } from './timeline.ts';
+import type { RemoteAccounts } from './remote-accounts.ts';
+import { allOf, inboundStatuses, notifications, ownStatuses, statusEntity, type StatusContext, type StatusItem } from './timeline.ts';
 
 /** Longest status text, as the instance entity announces (`max_characters`). */
 const MAX_CHARACTERS = 500;
@@ -23,6 +24,7 @@ const MAX_ACCOUNT_PAGE = 80;
 export interface SocialRoutesContext {
   readonly tokens: TokenStore;
   readonly social: SocialRegistry;
+  readonly remoteAccounts: RemoteAccounts;
   /** The account named by the pod name, or null. */
   podAccount(name: string, origin: string): Promise<PodAccount | null>;
   /** The pod name of the one ActivityPub account (the root pod), or null on a server without it. */
@@ -74,7 +76,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
     const own = await ownStatuses(social);
     const ownerEntity = { ...accountEntity(owner), ...(await ownerCounts(social, own)) };
     const byUri = new Map(own.map((status) => [status.uri, status.id]));
-    return { social, ownStatuses: own, statusContext: { owner, ownerActor: social.actorId.href, ownerEntity, idOfUri: (uri) => byUri.get(uri) ?? null } };
+    return { social, ownStatuses: own, statusContext: { owner, ownerActor: social.actorId.href, ownerEntity, remoteAccount: (actorUrl) => context.remoteAccounts.entity(social, actorUrl), idOfUri: (uri) => byUri.get(uri) ?? null } };
   }
 
   /** A token with one of the scopes whose user is the ActivityPub account; 422 for any other account. */
@@ -160,7 +162,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
           type: item.type,
           created_at: item.createdAt,
           group_key: `ungrouped-${item.id}`,
-          account: await remoteAccountEntity(item.author),
+          account: await statusContext.remoteAccount(item.author),
           status: item.status ? await statusEntity(item.status, statusContext) : null,
         })),
       );
@@ -181,12 +183,12 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
 
     for (const list of ['followers', 'following'] as const) {
       app.get(`/api/v1/accounts/:id/${list}`, async (c) => {
-        const { social } = await ownerAccount(c);
+        const { social, statusContext } = await ownerAccount(c);
         const records = list === 'followers' ? await social.allFollowers() : (await allOf((request) => social.following(request))).filter((record) => record.state === 'accepted');
         // Paged by when the follow began, as Mastodon pages these lists by its follow records.
         const accounts = await Promise.all(records.map(async (record) => ({ id: `${String(Date.parse(record.since) || 0).padStart(15, '0')}-${(await hashName(record.id)).slice(0, 12)}`, actor: record.id })));
         const { items, link } = pageOf(accounts, new URL(c.req.url), MAX_ACCOUNT_PAGE);
-        return listResponse(await Promise.all(items.map((item) => remoteAccountEntity(item.actor))), link);
+        return listResponse(await Promise.all(items.map((item) => statusContext.remoteAccount(item.actor))), link);
       });
     }
   };

@@ -6,7 +6,7 @@
  */
 import { hashName } from '../activitypub/paths.ts';
 import type { Social } from '../activitypub/social.ts';
-import { accountEntity, type PodAccount } from './entities.ts';
+import type { PodAccount } from './entities.ts';
 
 type Json = Record<string, unknown>;
 
@@ -124,24 +124,13 @@ export async function notifications(social: Social): Promise<NotificationItem[]>
   return items;
 }
 
-/** An account the server knows only by its actor URL: named after the URL's last path segment and host. */
-export async function remoteAccountEntity(actorUrl: string): Promise<Json> {
-  let url: URL;
-  try {
-    url = new URL(actorUrl);
-  } catch {
-    url = new URL('https://invalid.invalid/unknown');
-  }
-  const username = url.pathname.split('/').filter(Boolean).pop() ?? url.hostname;
-  const entity = accountEntity({ name: username, webId: actorUrl, podUri: actorUrl, created: new Date(0).toISOString() });
-  return { ...entity, id: (await hashName(actorUrl)).slice(0, 16), acct: `${username}@${url.host}`, noindex: false };
-}
-
 /** What a status entity needs besides the item: the owner's account and how to find the ids of replied-to posts. */
 export interface StatusContext {
   owner: PodAccount;
   ownerActor: string;
   ownerEntity: Json;
+  /** The Account entity of another server's actor. */
+  remoteAccount(actorUrl: string): Promise<Json>;
   /** The status id of one of the owner's Notes by its URI, for `in_reply_to_id` (replies to others have none). */
   idOfUri(uri: string): string | null;
 }
@@ -149,7 +138,7 @@ export interface StatusContext {
 /** https://docs.joinmastodon.org/entities/Status/ */
 export async function statusEntity(item: StatusItem, context: StatusContext, text: string | null = null): Promise<Json> {
   const own = item.author === context.ownerActor;
-  const account = own ? context.ownerEntity : await remoteAccountEntity(item.author);
+  const account = own ? context.ownerEntity : await context.remoteAccount(item.author);
   const replyId = item.inReplyTo ? context.idOfUri(item.inReplyTo) : null;
   return {
     id: item.id,

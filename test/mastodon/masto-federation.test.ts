@@ -18,7 +18,7 @@ interface Pod {
 }
 
 async function startPod(name: string): Promise<Pod> {
-  const svc = await startSvc([...ARGS, '--ap-username', name]);
+  const svc = await startSvc([...ARGS, '--ap-username', name, '--ap-display-name', name.toUpperCase()]);
   const token = /owner token \(send it[^\n]*\n(\S+)/.exec(svc.output())![1]!;
   return { svc, token };
 }
@@ -55,7 +55,11 @@ describe('masto on a federated svc', () => {
   it('logs in, posts, pages the home timeline by Link, and the posts reach the follower\'s server', async () => {
     const base = alice.svc.base;
     const followers = createRestAPIClient({ url: base });
-    await eventually(async () => ((await followers.v1.accounts.$select('alice').followers.list()).length === 1 ? true : undefined), 'bob to follow alice');
+    const followerList = await eventually(async () => {
+      const list = await followers.v1.accounts.$select('alice').followers.list();
+      return list.length === 1 ? list : undefined;
+    }, 'bob to follow alice');
+    expect(followerList[0]).toMatchObject({ username: 'bob', acct: `bob@${new URL(bob.svc.base).host}`, url: `${bob.svc.base}/profile/card` });
 
     const registered = await createRestAPIClient({ url: base }).v1.apps.create({ clientName: 'masto poster', redirectUris: OOB, scopes: 'read write' });
     const over = { request: (path: string, init: RequestInit = {}) => fetch(base + path, { ...init, redirect: 'manual' }) };
@@ -79,7 +83,7 @@ describe('masto on a federated svc', () => {
     }, 'the posts to reach bob');
     expect(arrived).toEqual(['<p>hello three</p>', '<p>hello two</p>', '<p>hello one</p>']);
     const copy = (await atBob.v1.timelines.public.list({ limit: 1 }))[0]!;
-    expect(copy).toMatchObject({ uri: posted[2]!.uri, account: { acct: `card@${new URL(base).host}` } });
+    expect(copy).toMatchObject({ uri: posted[2]!.uri, account: { username: 'alice', acct: `alice@${new URL(base).host}`, displayName: 'ALICE' } });
 
     await masto.v1.statuses.$select(posted[1]!.id).remove();
     await eventually(async () => ((await atBob.v1.timelines.public.list()).length === 2 ? true : undefined), 'the Delete to reach bob');

@@ -167,7 +167,9 @@ describe('Mastodon statuses, timelines and notifications on ActivityPub', () => 
     const notifications = await response.json();
     expect(notifications.map((item: { type: string }) => item.type).sort()).toEqual(['favourite', 'follow', 'mention', 'reblog']);
     const byType = Object.fromEntries(notifications.map((item: { type: string }) => [item.type, item]));
+    // The remote actor cannot be fetched here: it is named from its URL, and the failed lookup is kept for a while.
     expect(byType.follow).toMatchObject({ account: { acct: 'carol@remote.example', username: 'carol', url: REMOTE }, status: null, created_at: '2026-01-01T00:00:00.000Z' });
+    expect(await recordPaths(app.storage, '/.server/mastodon/actors/')).toHaveLength(1);
     expect(byType.favourite.status).toMatchObject({ id: mine.id, content: '<p>mine</p>' });
     expect(byType.reblog.status.id).toBe(mine.id);
     expect(byType.mention.status).toMatchObject({ content: '<p>hi</p>', in_reply_to_id: mine.id, account: { acct: 'carol@remote.example' } });
