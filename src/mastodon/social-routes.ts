@@ -96,7 +96,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
 
   return (app) => {
     app.post('/api/v1/statuses', async (c) => {
-      const { social, statusContext, ownStatuses: own } = await federated(c);
+      const { social, ownStatuses: own } = await federated(c);
       await ownerToken(c, ['write', 'write:statuses']);
       const parameters = await readParameters(c.req.raw);
       const text = parameters.status;
@@ -112,9 +112,11 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
         inReplyTo = target.uri;
       }
       const create = await social.postNote({ content: contentHtml(text), ...(inReplyTo && { inReplyTo }) });
-      const posted = (await ownStatuses(social)).find((status) => status.id === String(create.id).split('/').pop());
+      // Read again, so the account in the answer counts the new post.
+      const after = await federated(c);
+      const posted = after.ownStatuses.find((status) => status.id === String(create.id).split('/').pop());
       if (!posted) throw notFound();
-      return json(await statusEntity(posted, statusContext));
+      return json(await statusEntity(posted, after.statusContext));
     });
 
     app.get('/api/v1/statuses/:id', async (c) => {

@@ -69,7 +69,7 @@ describe('Mastodon statuses, timelines and notifications on ActivityPub', () => 
     expect(outbox).toHaveLength(3);
 
     const reply = await (await app.request('/api/v1/statuses', post(token, { status: 'a reply', in_reply_to_id: ids[0] }))).json();
-    expect(reply).toMatchObject({ in_reply_to_id: ids[0], in_reply_to_account_id: 'alice' });
+    expect(reply).toMatchObject({ in_reply_to_id: ids[0], in_reply_to_account_id: 'alice', account: { statuses_count: 4 } });
     ids.push(reply.id);
 
     const first = await app.request('/api/v1/timelines/home?limit=3', bearer(token));
