@@ -1,7 +1,7 @@
 /**
  * The owner's side of ActivityPub as plain functions, with no HTTP in it: post a Note, read the outbox and
  * the stored inbox, list followers and following, follow and unfollow. ActivityPub client-to-server posts
- * use it, and so will the microblogging-compatible API.
+ * use it, and so does the Mastodon API (src/mastodon/), through `FeatureContext.social`.
  */
 import { Accept, Create, Delete, Follow, isActor, Note, PUBLIC_COLLECTION, Tombstone, Undo, type Actor, type Context } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
