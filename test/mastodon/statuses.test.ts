@@ -23,12 +23,12 @@ const ACTOR = `${BASE}/profile/card`;
 const REMOTE = 'https://remote.example/users/carol';
 
 /** A single-user server with the IdP and ActivityPub, its owner registered at the IdP. */
-async function socialApp(): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
+async function socialApp(fetch: typeof noOutbound = noOutbound): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
   const storage = new MemoryDriver();
   await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
   // A clock that moves on each time it is read, so posts made in one millisecond still come in order.
   let clock = Date.now();
-  const app = makeApp({ idp: true, activitypub: true, singleUser: true, singleUserName: '', apUsername: 'alice' }, storage, { ...platform, now: () => ++clock });
+  const app = makeApp({ idp: true, activitypub: true, singleUser: true, singleUserName: '', apUsername: 'alice' }, storage, { ...platform, fetch, now: () => ++clock });
   const { token } = await app.app.singleUserPod!();
   expect((await app.request('/idp/register', json({ email: 'alice@example.org', password: PASSWORD }, { authorization: `Bearer ${token}` }))).status).toBe(201);
   const client = await registerApp(app);
@@ -97,6 +97,24 @@ describe('Mastodon statuses, timelines and notifications on ActivityPub', () => 
     expect((await app.request(`/api/v1/statuses/${ids[1]}`)).status).toBe(404);
     expect(await recordPaths(app.storage, OUTBOX_CONTAINER)).toHaveLength(3);
     expect((await app.request(`/api/v1/statuses/${ids[1]}`, bearer(token, { method: 'DELETE' }))).status).toBe(404);
+  });
+
+  it('delivers a posted status as Create and a deleted one as Delete to each follower\'s inbox', async () => {
+    const delivered: Array<{ url: string; activity: any }> = [];
+    const recording = async (url: string | URL, init?: RequestInit) => {
+      if (init?.method !== 'POST') throw new OutboundFetchRefused(String(url), 'only deliveries in this test');
+      delivered.push({ url: String(url), activity: JSON.parse(String(init.body)) });
+      return new Response(null, { status: 202 });
+    };
+    const app = await socialApp(recording);
+    await app.storage.put(`${FOLLOWERS_CONTAINER}carol.json`, JSON.stringify({ id: REMOTE, inbox: `${REMOTE}/inbox`, followId: `${REMOTE}/follows/1`, since: '2026-01-01T00:00:00.000Z' }), { contentType: 'application/json' });
+    const token = await app.tokenFor('write');
+    const status = await (await app.request('/api/v1/statuses', post(token, { status: 'to my followers' }))).json();
+    expect((await app.request(`/api/v1/statuses/${status.id}`, bearer(token, { method: 'DELETE' }))).status).toBe(200);
+    for (let attempt = 0; attempt < 400 && delivered.length < 2; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(delivered.map(({ url, activity }) => [url, activity.type])).toEqual([[`${REMOTE}/inbox`, 'Create'], [`${REMOTE}/inbox`, 'Delete']]);
+    expect(delivered[0]!.activity.object).toMatchObject({ id: status.uri, type: 'Note', content: '<p>to my followers</p>' });
+    expect(delivered[1]!.activity.object).toMatchObject({ id: status.uri, type: 'Tombstone' });
   });
 
   it('lists every post, past the outbox\'s pages of 100, and the account counts them', async () => {
