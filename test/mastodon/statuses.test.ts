@@ -3,6 +3,7 @@ import { loadOrCreateActorKeys } from '../../src/activitypub/keys.ts';
 import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, KEY_PAIR_PATH, OUTBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
+import type { OutboundFetch } from '../../src/platform.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { json, PASSWORD } from '../idp/support.ts';
 import { bearer, OOB, outOfBandCode, registerApp, tokenRequest } from '../oauth/support.ts';
@@ -23,7 +24,7 @@ const ACTOR = `${BASE}/profile/card`;
 const REMOTE = 'https://remote.example/users/carol';
 
 /** A single-user server with the IdP and ActivityPub, its owner registered at the IdP. */
-async function socialApp(fetch: typeof noOutbound = noOutbound): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
+async function socialApp(fetch: OutboundFetch = noOutbound): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
   const storage = new MemoryDriver();
   await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
   // A clock that moves on each time it is read, so posts made in one millisecond still come in order.
