@@ -1,7 +1,8 @@
 /**
  * The masto client library against two real svc processes with the IdP and ActivityPub on loopback (the
  * private-address rule lifted): bob's server follows alice's; masto logs in to alice's through OAuth (the
- * out-of-band code), posts, pages the home timeline by its `Link` header, and the posts reach bob's server,
+ * out-of-band code), sees bob's follow among its notifications, posts, pages the home timeline by its `Link`
+ * header, and the posts reach bob's server,
  * where its public timeline shows them, until alice deletes one.
  */
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
@@ -66,6 +67,9 @@ describe('masto on a federated svc', () => {
     const code = await outOfBandCode(over, { client_id: registered.clientId!, client_secret: registered.clientSecret! });
     const token = await createOAuthAPIClient({ url: base }).token.create({ grantType: 'authorization_code', clientId: registered.clientId!, clientSecret: registered.clientSecret!, redirectUri: OOB, code });
     const masto = createRestAPIClient({ url: base, accessToken: token.accessToken });
+
+    const [followed] = await masto.v1.notifications.list();
+    expect(followed).toMatchObject({ type: 'follow', status: null, account: { acct: `bob@${new URL(bob.svc.base).host}` } });
 
     const posted = [];
     for (const text of ['one', 'two', 'three']) posted.push(await masto.v1.statuses.create({ status: `hello ${text}` }));
