@@ -2,8 +2,7 @@
  * The masto client library against two real svc processes with the IdP and ActivityPub on loopback (the
  * private-address rule lifted): bob's server follows alice's; masto logs in to alice's through OAuth (the
  * out-of-band code), sees bob's follow among its notifications, posts, pages the home timeline by its `Link`
- * header, and the posts reach bob's server,
- * where its public timeline shows them, until alice deletes one.
+ * header, and the posts reach bob's server, where its public timeline shows them, until alice deletes one.
  */
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
