@@ -10,6 +10,7 @@ import type { Feature, FeatureContext, FeatureParts } from './features/feature.t
 import { databrowserFeature } from './databrowser/feature.ts';
 import { liveReloadFeature } from './databrowser/live-reload.ts';
 import { activitypubFeature } from './activitypub/feature.ts';
+import { SocialRegistry } from './activitypub/social-registry.ts';
 import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
@@ -91,7 +92,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return podCreation!(request);
   };
   const publish = (changes: readonly Change[]) => published(changes);
-  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log, publish };
+  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log, publish, social: new SocialRegistry() };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));

@@ -33,7 +33,7 @@ function withActivityAccept(request: Request): Request {
 export const activitypubFeature: Feature = {
   name: 'activitypub',
   enabled: (config) => config.activitypub,
-  create({ config, platform, authenticate, now, log, publish }) {
+  create({ config, platform, authenticate, now, log, publish, social }) {
     if (!config.singleUser || config.singleUserName !== '') {
       throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');
     }
@@ -82,6 +82,7 @@ export const activitypubFeature: Feature = {
       async init() {
         const { createActivityPub } = await loadFederation();
         activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish });
+        social.provide(activityPub.social);
         void activityPub.deliver(stopDelivery.signal).catch((error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`));
       },
     };

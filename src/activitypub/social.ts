@@ -1,13 +1,13 @@
 /**
  * The owner's side of ActivityPub as plain functions, with no HTTP in it: post a Note, read the outbox and
  * the stored inbox, list followers and following, follow and unfollow. ActivityPub client-to-server posts
- * use it, and so will the microblogging-compatible API.
+ * use it, and so does the Mastodon API (src/mastodon/), through `FeatureContext.social`.
  */
-import { Accept, Create, Follow, isActor, Note, PUBLIC_COLLECTION, Undo, type Actor, type Context } from '@fedify/fedify';
+import { Accept, Create, Delete, Follow, isActor, Note, PUBLIC_COLLECTION, Tombstone, Undo, type Actor, type Context } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Change } from '../ldp/context.ts';
 import { HttpProblem } from '../http/problem.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { Delivery } from './delivery.ts';
 import { actorUrlOfHandle, isHandle } from './handle.ts';
@@ -123,6 +123,19 @@ export class Social {
     return (await readRecord<Record<string, unknown>>(this.#deps.storage, `${OUTBOX_CONTAINER}${name}.json`))?.value ?? null;
   }
 
+  /** Removes a posted Note from the outbox and delivers a Delete of it to every follower; false when there is none. */
+  async deleteNote(name: string): Promise<boolean> {
+    if (!(await this.outboxItem(name))) return false;
+    await this.#deps.storage.delete(`${OUTBOX_CONTAINER}${name}.json`);
+    const followersUri = this.#ctx.getFollowersUri(ACTOR_IDENTIFIER);
+    const noteId = new URL(`${this.actorId.href}/notes/${name}`);
+    const deletion = new Delete({ id: new URL(`${this.actorId.href}/activities/${name}/delete`), actor: this.actorId, object: new Tombstone({ id: noteId }), to: PUBLIC_COLLECTION, cc: followersUri });
+    const json = (await deletion.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>;
+    const followers = await this.allFollowers();
+    await this.#deps.delivery.send(json, followers.map((follower) => follower.sharedInbox ?? follower.inbox), this.#keyId);
+    return true;
+  }
+
   /** The owner's activities, newest first. */
   async outbox(request?: PageRequest): Promise<Page<Record<string, unknown>>> {
     const { slice, total } = pageOf((await recordPaths(this.#deps.storage, OUTBOX_CONTAINER)).reverse(), request);
@@ -133,6 +146,22 @@ export class Social {
   async inbox(request?: PageRequest): Promise<Page<Record<string, unknown>>> {
     const { slice, total } = pageOf(await recordPaths(this.#deps.storage, INBOX_CONTAINER), request);
     return { items: await readAll(this.#deps.storage, slice), total };
+  }
+
+  /** Every stored inbound activity with when it was received (the time its resource was written), in no order. */
+  async received(): Promise<{ activity: Record<string, unknown>; received: number }[]> {
+    const entries: { activity: Record<string, unknown>; received: number }[] = [];
+    try {
+      for await (const member of this.#deps.storage.list(INBOX_CONTAINER)) {
+        if (member.isContainer) continue;
+        const record = await readRecord<Record<string, unknown>>(this.#deps.storage, member.path).catch(() => null);
+        if (record) entries.push({ activity: record.value, received: member.modified });
+      }
+    } catch (error) {
+      if (isStorageError(error, 'NotFound')) return [];
+      throw error;
+    }
+    return entries;
   }
 
   async followers(request?: PageRequest): Promise<Page<FollowerRecord>> {
@@ -165,6 +194,14 @@ export class Social {
     const actor = await this.#ctx.lookupObject(url).catch(() => null);
     if (!isActor(actor)) throw new HttpProblem(400, `${actorUrl} is not an ActivityPub actor this server can fetch.`, { type: 'activitypub-invalid-actor' });
     return actor;
+  }
+
+  /** What another server says about an actor (its names), fetched through the guarded loader; null when it cannot be had. */
+  async actorProfile(actorUrl: string): Promise<{ username: string | null; displayName: string | null; url: string | null } | null> {
+    const actor = await this.#lookupActor(actorUrl).catch(() => null);
+    if (!actor) return null;
+    const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
+    return { username: text(actor.preferredUsername), displayName: text(actor.name), url: actor.url instanceof URL ? actor.url.href : null };
   }
 
   /** Sends Follow to the actor's inbox (an actor URL or a handle); `pending` in `following` until it accepts. */

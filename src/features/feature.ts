@@ -6,6 +6,7 @@
 import type { Hono } from 'hono';
 import type { CredentialVerifier, Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config/options.ts';
+import type { SocialRegistry } from '../activitypub/social-registry.ts';
 import type { Change } from '../ldp/context.ts';
 import type { UpgradeAnswer } from '../notifications/socket.ts';
 import type { Platform } from '../platform.ts';
@@ -28,6 +29,8 @@ export interface FeatureContext {
   log(line: string): void;
   /** Announces changes made outside the LDP handlers (a git push) to every feature's `afterWrite`. */
   publish(changes: readonly Change[]): void;
+  /** The owner's ActivityPub API, filled by the ActivityPub feature when it is on (the Mastodon API reads it). */
+  readonly social: SocialRegistry;
 }
 
 /** What an enabled feature contributes; every part is optional. */

@@ -6,6 +6,7 @@ import type { Feature } from '../features/feature.ts';
 import { AccountStore } from '../idp/accounts.ts';
 import { AppStore } from '../oauth/apps.ts';
 import { TokenStore } from '../oauth/tokens.ts';
+import { RemoteAccounts } from './remote-accounts.ts';
 import { mastodonRoutes } from './router.ts';
 
 export const mastodonFeature: Feature = {
@@ -19,6 +20,8 @@ export const mastodonFeature: Feature = {
       apps: new AppStore(platform.storage, now),
       tokens: new TokenStore(platform.storage, now),
       accounts: new AccountStore(platform.storage, now),
+      social: context.social,
+      remoteAccounts: new RemoteAccounts(platform.storage, now),
     });
     return { routes };
   },

@@ -4,6 +4,7 @@
  * the catch-all 404 at the end; entities are built in entities.ts.
  */
 import type { Hono } from 'hono';
+import type { SocialRegistry } from '../activitypub/social-registry.ts';
 import type { Config } from '../config/options.ts';
 import { SVC_VERSION } from '../http/outbound-fetch.ts';
 import type { AccountStore } from '../idp/accounts.ts';
@@ -16,6 +17,8 @@ import { readParameters } from '../oauth/parameters.ts';
 import type { TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
+import type { RemoteAccounts } from './remote-accounts.ts';
+import { ownerCounts, socialRoutes } from './social-routes.ts';
 import { accountEntity, applicationEntity, credentialAccountEntity, instanceV1Entity, instanceV2Entity, type InstanceFacts, type PodAccount } from './entities.ts';
 
 export interface MastodonContext {
@@ -24,6 +27,8 @@ export interface MastodonContext {
   readonly apps: AppStore;
   readonly tokens: TokenStore;
   readonly accounts: AccountStore;
+  readonly social: SocialRegistry;
+  readonly remoteAccounts: RemoteAccounts;
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
@@ -43,6 +48,12 @@ async function podAccount(mastodon: MastodonContext, name: string, origin: strin
   const record = await readPodRecord(mastodon.storage, name);
   if (!record) return null;
   return { name, webId: origin + new URL(record.webId).pathname + new URL(record.webId).hash, podUri: `${origin}/${name}/`, created: record.created };
+}
+
+/** The ActivityPub actor's counts for its account (the root pod with --activitypub); nothing for other accounts. */
+async function federatedCounts(mastodon: MastodonContext, pod: PodAccount, url: string): Promise<Record<string, unknown>> {
+  const social = pod.name === rootPodName(mastodon.config) ? mastodon.social.of(new URL(url).origin) : null;
+  return social ? ownerCounts(social) : {};
 }
 
 async function userCount(storage: StorageDriver): Promise<number> {
@@ -85,13 +96,24 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       const origin = new URL(c.req.url).origin;
       const pod = account ? await podAccount(mastodon, account.podName || (rootPodName(mastodon.config) ?? ''), origin) : null;
       if (!pod) throw mastodonError(401, 'The access token is invalid');
-      return json(credentialAccountEntity(pod));
+      return json({ ...credentialAccountEntity(pod), ...(await federatedCounts(mastodon, pod, c.req.url)) });
     });
     app.get('/api/v1/accounts/:id', async (c) => {
       const pod = await podAccount(mastodon, c.req.param('id'), new URL(c.req.url).origin);
       if (!pod) throw mastodonError(404, 'Record not found');
-      return json(accountEntity(pod));
+      return json({ ...accountEntity(pod), ...(await federatedCounts(mastodon, pod, c.req.url)) });
     });
+    socialRoutes({
+      tokens: mastodon.tokens,
+      social: mastodon.social,
+      remoteAccounts: mastodon.remoteAccounts,
+      ownerName: rootPodName(mastodon.config),
+      podAccount: (name, origin) => podAccount(mastodon, name, origin),
+      accountName: async (record) => {
+        const account = await mastodon.accounts.get(userOf(record));
+        return account ? account.podName || rootPodName(mastodon.config) : null;
+      },
+    })(app);
     app.options('/api/*', () => new Response(null, { status: 204 }));
     app.all('/api/v1/*', () => {
       throw mastodonError(404, 'Record not found: this server has no such Mastodon API endpoint');
