@@ -78,4 +78,21 @@ describe('StorageMessageQueue', () => {
     expect(await received).toEqual(['after the failure']);
     expect(logs.join('\n')).toContain('disk on fire');
   });
+
+  it('deletes a handled message whose deletion failed on the next pass, without handling it again', async () => {
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, Date.now, () => {});
+    await queue.enqueue('once');
+    const remove = storage.delete.bind(storage);
+    let failures = 1;
+    storage.delete = (path, options) => {
+      if (failures-- > 0) return Promise.reject(new Error('disk on fire'));
+      return remove(path, options);
+    };
+    const handled: unknown[] = [];
+    await expect(queue.handleDue((message) => void handled.push(message))).rejects.toThrow('disk on fire');
+    await queue.handleDue((message) => void handled.push(message));
+    expect(handled).toEqual(['once']);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toEqual([]);
+  });
 });
