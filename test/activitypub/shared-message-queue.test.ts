@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { resolveConfig } from '../../src/config/resolve.ts';
 import { Delivery } from '../../src/activitypub/delivery.ts';
 import { StorageMessageQueue, type MessageQueueOptions } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
@@ -145,5 +147,57 @@ describe('the delivery queue across instances', () => {
     expect(received).toEqual(['queued during the outage']);
     await queue.handleDue((message) => void received.push(message));
     expect(received).toEqual(['queued during the outage']);
+  }, 60_000);
+});
+
+describe('two apps on one data directory (--activitypub --redis-url)', () => {
+  it('sends each activity posted through either app to its inbox once', async () => {
+    const root = await dataDirectory();
+    const inboxes = new Map<string, string[]>();
+    /** The remote servers: any `@name@remote.example` is an actor whose inbox records what it receives. */
+    const remote = async (url: string | URL, init?: RequestInit) => {
+      const target = new URL(url);
+      const actor = (name: string) => `https://remote.example/users/${name}`;
+      if (target.pathname === '/.well-known/webfinger') {
+        const name = /^acct:(\w+)@remote\.example$/.exec(target.searchParams.get('resource')!)![1]!;
+        return Response.json({ subject: `acct:${name}@remote.example`, links: [{ rel: 'self', type: 'application/activity+json', href: actor(name) }] });
+      }
+      const inbox = /^\/users\/(\w+)\/inbox$/.exec(target.pathname);
+      if (inbox && init?.method === 'POST') {
+        await pause(5);
+        inboxes.set(inbox[1]!, [...(inboxes.get(inbox[1]!) ?? []), (JSON.parse(String(init.body)) as { id: string }).id]);
+        return new Response(null, { status: 202 });
+      }
+      const name = /^\/users\/(\w+)$/.exec(target.pathname)?.[1];
+      if (name) return Response.json({ '@context': 'https://www.w3.org/ns/activitystreams', id: actor(name), type: 'Person', preferredUsername: name, inbox: `${actor(name)}/inbox` });
+      return new Response(null, { status: 404 });
+    };
+    const config = resolveConfig({ flags: { quiet: true, rateLimit: false, activitypub: true, singleUser: true, singleUserName: '' } });
+    const apps = [];
+    for (let i = 0; i < 2; i++) {
+      const sharedState = await openRedisSharedState(redis.url, () => undefined);
+      states.push(sharedState);
+      const storage = await FsDriver.open(root, { revalidateAfterMs: 0 });
+      const app = createApp(config, { runtime: 'test', storage, log: () => undefined, fetch: remote, activityPub: () => import('../../src/activitypub/federation.ts'), sharedState });
+      apps.push(app);
+    }
+    const { token } = await apps[0]!.singleUserPod!();
+    await apps[1]!.singleUserPod!();
+    const count = 20;
+    const posted = await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        apps[n % 2]!.fetch(
+          new Request('http://pod.test/profile/card/outbox', { method: 'POST', headers: { 'content-type': 'application/activity+json', authorization: `Bearer ${token}` }, body: JSON.stringify({ type: 'Follow', object: `@user${n}@remote.example` }) }),
+        ),
+      ),
+    );
+    expect(posted.map((response) => response.status)).toEqual(Array(count).fill(201));
+    for (let attempt = 0; attempt < 400 && [...inboxes.values()].flat().length < count; attempt++) await pause(50);
+    // Both listeners poll once more (every 5 s): a message sent twice would show up by then.
+    await pause(6000);
+    expect(await recordPaths(await FsDriver.open(root), QUEUE_CONTAINER)).toEqual([]);
+    expect([...inboxes.keys()].toSorted()).toEqual(Array.from({ length: count }, (_, n) => `user${n}`).toSorted());
+    for (const received of inboxes.values()) expect(received).toHaveLength(1);
+    for (const app of apps) await app.close();
   }, 60_000);
 });
