@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import { Delivery } from '../../src/activitypub/delivery.ts';
 import { StorageMessageQueue, type MessageQueueOptions } from '../../src/activitypub/message-queue.ts';
@@ -173,7 +173,7 @@ describe('two apps on one data directory (--activitypub --redis-url)', () => {
       return new Response(null, { status: 404 });
     };
     const config = resolveConfig({ flags: { quiet: true, rateLimit: false, activitypub: true, singleUser: true, singleUserName: '' } });
-    const apps = [];
+    const apps: App[] = [];
     for (let i = 0; i < 2; i++) {
       const sharedState = await openRedisSharedState(redis.url, () => undefined);
       states.push(sharedState);
