@@ -47,6 +47,8 @@ export class StorageMessageQueue implements MessageQueue {
   readonly #now: () => number;
   readonly #log: (line: string) => void;
   #wake: (() => void) | null = null;
+  /** A message was queued while the listener was busy with a pass that had listed the queue already. */
+  #queuedDuringPass = false;
   /** Keeps messages queued within one millisecond in the order they came. */
   #sequence = 0;
   readonly #shared: SharedState | undefined;
@@ -61,15 +63,20 @@ export class StorageMessageQueue implements MessageQueue {
     this.#log = log;
     this.#shared = options.shared;
     this.#claimMs = options.claimMs ?? CLAIM_MS;
-    this.#peers = options.shared ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wake?.(), log) : null;
+    this.#peers = options.shared ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wakeUp(), log) : null;
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
     const due = this.#now() + Math.max(0, options?.delay?.total('millisecond') ?? 0);
     const record: QueuedMessage = { due, message };
     await writeRecord(this.#storage, `${QUEUE_CONTAINER}${String(due).padStart(15, '0')}-${String(this.#sequence++ % 1e9).padStart(9, '0')}-${randomSuffix()}.json`, record, true);
-    this.#wake?.();
+    this.#wakeUp();
     this.#peers?.send(null);
+  }
+
+  #wakeUp(): void {
+    if (this.#wake) this.#wake();
+    else this.#queuedDuringPass = true;
   }
 
   async enqueueMany(messages: unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -83,6 +90,7 @@ export class StorageMessageQueue implements MessageQueue {
       // Without the other instances' wake-ups (Redis away) the poll below still finds their messages.
       this.#peers?.init().catch((error: unknown) => this.#log(`activitypub: not hearing other instances' new messages yet: ${(error as Error).message}`));
       let wait = POLL_MS;
+      this.#queuedDuringPass = false;
       try {
         wait = await this.handleDue(handler);
       } catch (error) {
@@ -90,6 +98,7 @@ export class StorageMessageQueue implements MessageQueue {
         this.#log(`activitypub: the queue could not be worked through: ${error instanceof Error ? error.message : String(error)}`);
       }
       if (signal?.aborted) break;
+      if (this.#queuedDuringPass) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, wait);
         function done() {
