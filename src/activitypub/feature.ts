@@ -81,7 +81,7 @@ export const activitypubFeature: Feature = {
         account.podPath === '/' ? [{ rel: 'self', type: 'application/activity+json', href: account.origin + ACTOR }] : [],
       async init() {
         const { createActivityPub } = await loadFederation();
-        activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish });
+        activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish, ...(platform.sharedState && { sharedState: platform.sharedState }) });
         social.provide(activityPub.social);
         void activityPub.deliver(stopDelivery.signal).catch((error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`));
       },

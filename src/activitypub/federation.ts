@@ -20,6 +20,7 @@ import {
   type InboxContext,
   type Recipient,
 } from '@fedify/fedify';
+import type { SharedState } from '../cluster/shared-state.ts';
 import type { Config } from '../config/options.ts';
 import { SVC_VERSION } from '../http/outbound-fetch.ts';
 import type { Change } from '../ldp/context.ts';
@@ -45,6 +46,8 @@ export interface ActivityPubDeps {
   now(): number;
   log(line: string): void;
   publish(changes: readonly Change[]): void;
+  /** With several instances on one data directory (`--redis-url`): each queued delivery is made by one of them. */
+  sharedState?: SharedState;
 }
 
 export interface ActivityPub {
@@ -69,7 +72,7 @@ function nextCursor(offset: number, total: number): string | null {
 export async function createActivityPub(deps: ActivityPubDeps): Promise<ActivityPub> {
   const { config, storage, now, log } = deps;
   const keys = await loadOrCreateActorKeys(storage, now);
-  const queue = new StorageMessageQueue(storage, now, log);
+  const queue = new StorageMessageQueue(storage, now, log, { ...(deps.sharedState && { shared: deps.sharedState }) });
   const delivery = new Delivery({ queue, fetch: deps.fetch, privateKey: () => keys.privateKey, log });
   const socialDeps: SocialDeps = { storage, delivery, fetch: deps.fetch, now, publish: deps.publish };
   const documentLoader = guardedDocumentLoader(deps.fetch);

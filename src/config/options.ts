@@ -65,7 +65,7 @@ export const OPTIONS = [
   { key: 'docdbDatabase', flag: 'docdb-database', kind: 'string', arg: '<name>', default: 'solid', help: 'document database name' },
   { key: 'singleUser', flag: 'single-user', kind: 'boolean', default: false, help: 'create one pod at startup, print its token, and refuse registration (403)' },
   { key: 'singleUserName', flag: 'single-user-name', kind: 'string', arg: '<name>', default: 'me', help: 'name of that pod (`/<name>/`); an empty string puts the pod at `/` with the WebID `/profile/card#me`' },
-  { key: 'redisUrl', flag: 'redis-url', kind: 'string', arg: '<url>', default: undefined, help: 'Redis shared by several instances serving one data directory (redis://host:port): rate limits, locks, quota counts, replay caches, notifications and ACL changes hold across them (see docs/scale-out.md)' },
+  { key: 'redisUrl', flag: 'redis-url', kind: 'string', arg: '<url>', default: undefined, help: 'Redis shared by several instances serving one data directory (redis://host:port): rate limits, locks, quota counts, replay caches, notifications, ACL changes and ActivityPub deliveries (each sent once) hold across them (see docs/scale-out.md)' },
   { key: 'rateLimit', flag: 'rate-limit', kind: 'boolean', default: true, help: 'apply the rate limits below (429 with Retry-After); `--no-rate-limit` switches them all off' },
   { key: 'rateLimitRequests', flag: 'rate-limit-requests', kind: 'integer', arg: '<n>', default: 100, help: 'requests per client IP per minute (0 = no limit)' },
   { key: 'rateLimitWrites', flag: 'rate-limit-writes', kind: 'integer', arg: '<n>', default: 60, help: 'writes (PUT, POST, PATCH, DELETE) per identity (WebID, else IP) per minute (0 = no limit)' },

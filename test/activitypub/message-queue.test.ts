@@ -1,5 +1,5 @@
 import { Temporal } from '@js-temporal/polyfill';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
@@ -77,5 +77,44 @@ describe('StorageMessageQueue', () => {
     await queue.enqueue('after the failure');
     expect(await received).toEqual(['after the failure']);
     expect(logs.join('\n')).toContain('disk on fire');
+  });
+
+  it('deletes a handled message whose deletion failed on the next pass, without handling it again', async () => {
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, Date.now, () => {});
+    await queue.enqueue('once');
+    const remove = storage.delete.bind(storage);
+    let failures = 1;
+    storage.delete = (path, options) => {
+      if (failures-- > 0) return Promise.reject(new Error('disk on fire'));
+      return remove(path, options);
+    };
+    const handled: unknown[] = [];
+    await expect(queue.handleDue((message) => void handled.push(message))).rejects.toThrow('disk on fire');
+    await queue.handleDue((message) => void handled.push(message));
+    expect(handled).toEqual(['once']);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toEqual([]);
+  });
+
+  it('hands out a message queued while it was busy with others without waiting for the next poll', async () => {
+    // With the clock stopped, the 5-second poll never comes: only the wake-up can hand out the second message.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const queue = new StorageMessageQueue(new MemoryDriver(), () => 1_000_000, () => {});
+      await queue.enqueue('first');
+      const received: unknown[] = [];
+      const stop = new AbortController();
+      await queue.listen(
+        async (message) => {
+          received.push(message);
+          if (message === 'first') await queue.enqueue('queued meanwhile');
+          else stop.abort();
+        },
+        { signal: stop.signal },
+      );
+      expect(received).toEqual(['first', 'queued meanwhile']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
