@@ -241,6 +241,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
     close: async () => {
+      for (const parts of features) await parts.close?.();
       await quotaPlatform.storage.close?.();
     },
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),

@@ -42,6 +42,7 @@ export const activitypubFeature: Feature = {
     if (!outboundFetch || !loadFederation) throw new ConfigError(`--activitypub is not available on the ${platform.runtime} runtime (it needs outbound requests and fedify).`);
     let activityPub: ActivityPub | undefined;
     const stopDelivery = new AbortController();
+    let delivering: Promise<void> | undefined;
     const federated = (request: Request, onNotAcceptable?: () => Promise<Response>) =>
       activityPub!.federation
         .fetch(request, {
@@ -83,7 +84,14 @@ export const activitypubFeature: Feature = {
         const { createActivityPub } = await loadFederation();
         activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish, ...(platform.sharedState && { sharedState: platform.sharedState }) });
         social.provide(activityPub.social);
-        void activityPub.deliver(stopDelivery.signal).catch((error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`));
+        delivering = activityPub.deliver(stopDelivery.signal).then(
+          () => log('activitypub: delivery queue stopped'),
+          (error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`),
+        );
+      },
+      async close() {
+        stopDelivery.abort();
+        await delivering;
       },
     };
   },

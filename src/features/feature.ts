@@ -49,6 +49,8 @@ export interface FeatureParts {
   webfinger?: WebfingerLinks;
   /** Startup work; awaited before the first request is answered. */
   init?(): Promise<void>;
+  /** Stops its background work on a clean stop (`App.close`), before the storage is closed. */
+  close?(): Promise<void>;
 }
 
 export interface Feature {

@@ -31,6 +31,13 @@ async function federatedApp(flags: Record<string, unknown> = {}, fetch: typeof n
 }
 
 describe('--activitypub', () => {
+  it('stops its delivery queue when the app closes', async () => {
+    const { app, logs } = await federatedApp();
+    expect(logs).not.toContain('activitypub: delivery queue stopped');
+    await app.close();
+    expect(logs).toContain('activitypub: delivery queue stopped');
+  });
+
   it('needs the pod at / (its WebID is the actor)', () => {
     expect(() => makeApp({ activitypub: true }, undefined, platform)).toThrow(/--single-user --single-user-name ""/);
     expect(() => makeApp({ activitypub: true, singleUser: true }, undefined, platform)).toThrow(/--single-user-name/);
