@@ -2,6 +2,7 @@ import type { SharedState } from '../cluster/shared-state.ts';
 import { withSharedLock } from '../cluster/shared-lock.ts';
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import { wrapWrites } from '../storage/wrap.ts';
+import { countedBody } from './counted-body.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
 import { isQuotaPath, measurePodUsage, podRootOfPath, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
 import type { QuotaOptions } from './with-quotas.ts';
@@ -9,13 +10,6 @@ import type { QuotaOptions } from './with-quotas.ts';
 /** Holding the record's shared lock longer than this (a dead instance) no longer keeps others from saving it. */
 const RECORD_LOCK_MS = 30_000;
 
-const encoder = new TextEncoder();
-
-function knownSize(body: PutBody): number | undefined {
-  if (typeof body === 'string') return encoder.encode(body).byteLength;
-  if (body instanceof Uint8Array) return body.byteLength;
-  return undefined;
-}
 
 /**
  * The counts of one pod in the shared state: `used` (bytes stored) and `claimed` (used plus what writes in
@@ -149,25 +143,7 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
         }
         held = growth;
       };
-      let guarded = body;
-      const size = knownSize(body);
-      if (size !== undefined) await grow(size, true);
-      else {
-        let seen = 0;
-        guarded = (body as ReadableStream<Uint8Array>).pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            async transform(chunk, controller) {
-              seen += chunk.byteLength;
-              try {
-                await grow(seen, false);
-                controller.enqueue(chunk);
-              } catch (problem) {
-                controller.error(problem);
-              }
-            },
-          }),
-        );
-      }
+      const guarded = await countedBody(body, grow);
       let result: PutResult | null;
       try {
         result = await inner.put(path, guarded, putOptions);

@@ -1,4 +1,5 @@
 import { wrapWrites } from '../storage/wrap.ts';
+import { countedBody } from './counted-body.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
 import { QuotaLedgers, Reservation } from './ledger.ts';
 import { isQuotaPath, podRootOfPath } from './record.ts';
@@ -7,13 +8,6 @@ export interface QuotaOptions {
   log(line: string): void;
 }
 
-const encoder = new TextEncoder();
-
-function knownSize(body: PutBody): number | undefined {
-  if (typeof body === 'string') return encoder.encode(body).byteLength;
-  if (body instanceof Uint8Array) return body.byteLength;
-  return undefined;
-}
 
 /**
  * Wraps a driver so writes under a pod with a `.quota.json` are checked against its limit and counted (see
@@ -40,25 +34,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Storage
       }
       const current = await inner.head(path);
       const reservation = new Reservation(ledger, current && !current.isContainer ? current.size : 0);
-      let guarded = body;
-      const size = knownSize(body);
-      if (size !== undefined) reservation.grow(size, true);
-      else {
-        let seen = 0;
-        guarded = (body as ReadableStream<Uint8Array>).pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              seen += chunk.byteLength;
-              try {
-                reservation.grow(seen, false);
-                controller.enqueue(chunk);
-              } catch (problem) {
-                controller.error(problem);
-              }
-            },
-          }),
-        );
-      }
+      const guarded = await countedBody(body, (size, complete) => reservation.grow(size, complete));
       let result: PutResult | null;
       try {
         result = await inner.put(path, guarded, putOptions);
