@@ -1,4 +1,5 @@
 import type { BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import { StorageError, type PutBody } from '../src/storage/types.ts';
 import type { SidecarRecord } from './fs-sidecar.ts';
@@ -32,6 +33,24 @@ export async function writeTempFile(temp: string, body: PutBody): Promise<BigInt
     throw error;
   }
   await handle.close();
+  return stats;
+}
+
+/**
+ * `writeTempFile` for a small body held whole, in blocking calls (see fs-blocking.ts).
+ */
+export function writeTempFileSync(temp: string, bytes: Uint8Array): BigIntStats {
+  const fd = openSync(temp, 'wx');
+  let stats: BigIntStats;
+  try {
+    for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
+    stats = fstatSync(fd, { bigint: true });
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
   return stats;
 }
 

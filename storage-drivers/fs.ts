@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { link, lstat, mkdir, open, opendir, rename, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
+import { BlockingCalls } from './fs-blocking.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
 import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
 import { SidecarFiles } from './fs-sidecar-files.ts';
-import { writeTempFile } from './fs-write.ts';
+import { writeTempFile, writeTempFileSync } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import {
@@ -48,6 +49,11 @@ export interface FsOptions {
    * an hour (younger ones may be their writes in flight), and a clean stop leaves the shared marker to them.
    */
   shared?: boolean;
+  /**
+   * Small writes and metadata reads use blocking calls while the disk answers them quickly (see
+   * fs-blocking.ts); false keeps every call asynchronous.
+   */
+  blockingCalls?: boolean;
 }
 
 function isInternalName(name: string): boolean {
@@ -78,6 +84,7 @@ export class FsDriver implements StorageDriver {
   private readonly cache: FileCache;
   private readonly listings = new ListingCache();
   private readonly sidecars: SidecarFiles;
+  private readonly blocking: BlockingCalls;
 
   readonly root: string;
   uncleanStop = false;
@@ -87,6 +94,7 @@ export class FsDriver implements StorageDriver {
     this.root = root;
     this.sidecars = new SidecarFiles(root, () => this.tempPath());
     this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS);
+    this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
   }
 
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
@@ -126,6 +134,15 @@ export class FsDriver implements StorageDriver {
       return await lstat(this.fsPath(path), { bigint: true });
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
+      throw error;
+    }
+  }
+
+  private statSync(path: string): BigIntStats | null {
+    try {
+      return lstatSync(this.fsPath(path), { bigint: true, throwIfNoEntry: false }) ?? null;
+    } catch (error) {
+      if (errorCode(error) === 'ENOTDIR') return null;
       throw error;
     }
   }
@@ -181,7 +198,7 @@ export class FsDriver implements StorageDriver {
     const fresh = this.cache.fresh(path);
     if (fresh) return fresh.meta;
     const writes = this.cache.writes;
-    const stats = await this.stat(path);
+    const stats = this.blocking.allowed ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
     if (!this.matches(path, stats)) return null;
     if (!stats.isFile()) return this.metaFromStats(path, stats);
     const meta = await this.fileMeta(path, stats);
@@ -249,40 +266,43 @@ export class FsDriver implements StorageDriver {
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
     // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
     const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
-    const written = await writeTempFile(temp, bytes ?? body);
+    const blocking = bytes !== undefined && bytes.byteLength <= SMALL_BODY && this.blocking.allowed;
+    const written = blocking ? this.blocking.run(() => writeTempFileSync(temp, bytes)) : await writeTempFile(temp, bytes ?? body);
     let renamed = false;
     try {
       return await this.lock.run(target, async () => {
         const knownSidecar = this.cache.sidecar(path);
         this.changed(path);
-        const before = await this.stat(path);
+        const before = blocking ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
         const beforeEtag = before ? this.metaFromStats(path, before).etag : undefined;
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         // A file in place proves its container exists: only a new one may need containers made.
-        const createdContainers = before ? [] : await this.ensureParent(path);
+        const createdContainers = before ? [] : await this.ensureParent(path, blocking);
         const impliedType = mediaTypeForName(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
         // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
-        await this.sidecars.apply(path, step);
+        await this.sidecars.apply(path, step, blocking ? this.blocking : undefined);
         if (options.ifNoneMatch === '*') {
           try {
-            await link(temp, target);
+            if (blocking) this.blocking.run(() => linkSync(temp, target));
+            else await link(temp, target);
           } catch (error) {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
         } else {
-          await rename(temp, target);
+          if (blocking) this.blocking.run(() => renameSync(temp, target));
+          else await rename(temp, target);
           renamed = true;
         }
         let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
         if (sidecar && options.contentType === impliedType) {
           // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
-          await this.sidecars.remove(path);
+          await this.sidecars.remove(path, blocking ? this.blocking : undefined);
           sidecar = null;
         }
         this.changed(path);
@@ -299,7 +319,17 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
-      if (!renamed) await unlink(temp).catch(() => undefined);
+      if (!renamed) await this.removeTemp(temp, blocking);
+    }
+  }
+
+  /** A temp file left after a link (create-only) or a failed write; one that cannot go is swept at the next start. */
+  private async removeTemp(temp: string, blocking: boolean): Promise<void> {
+    if (!blocking) return unlink(temp).catch(() => undefined);
+    try {
+      this.blocking.run(() => unlinkSync(temp));
+    } catch {
+      // Gone already, or left for the sweep.
     }
   }
 
@@ -399,11 +429,11 @@ export class FsDriver implements StorageDriver {
   }
 
   /** Creates the missing ancestors of a path; returns the storage paths of those it created. */
-  private async ensureParent(path: string): Promise<string[]> {
-    const parent = parentOf(path)!;
+  private async ensureParent(path: string, blocking = false): Promise<string[]> {
+    const directory = this.fsPath(parentOf(path)!);
     let first: string | undefined;
     try {
-      first = await mkdir(this.fsPath(parent), { recursive: true });
+      first = blocking ? this.blocking.run(() => mkdirSync(directory, { recursive: true })) : await mkdir(directory, { recursive: true });
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ENOTDIR' || code === 'EEXIST') {
