@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, rename, rmdir, unlink } from 'node:fs/promises';
+import { linkSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
+import { errorCode, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
@@ -13,7 +14,7 @@ import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts'
 import { SidecarFiles } from './fs-sidecar-files.ts';
 import { writeTempFile, writeTempFileSync } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
-import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
+import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
 import {
   StorageError,
   type DeleteOptions,
@@ -56,18 +57,6 @@ export interface FsOptions {
   blockingCalls?: boolean;
 }
 
-function isInternalName(name: string): boolean {
-  return name.endsWith(RESERVED_SUFFIX) || name.startsWith(RESERVED_PREFIX);
-}
-
-function depthOf(path: string): number {
-  return path.split(/[\\/]/).filter(Boolean).length;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
 /**
  * Each resource is a plain file at its path under the root and each container a directory, so backups,
  * `git` and quota reconciliation see real files. A content type the file name cannot imply is kept in a
@@ -85,6 +74,9 @@ export class FsDriver implements StorageDriver {
   private readonly listings = new ListingCache();
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
+  /** Temp names: this driver's random prefix, then a count. */
+  private readonly tempPrefix = randomBytes(4).toString('hex');
+  private tempCount = 0;
 
   readonly root: string;
   uncleanStop = false;
@@ -126,25 +118,15 @@ export class FsDriver implements StorageDriver {
 
   /** Temp files all go in the root: short names, and one place to sweep after a crash. */
   private tempPath(): string {
-    return join(this.root, `${RESERVED_PREFIX}-${randomBytes(6).toString('hex')}`);
+    return join(this.root, `${RESERVED_PREFIX}-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
   }
 
-  private async stat(path: string): Promise<BigIntStats | null> {
-    try {
-      return await lstat(this.fsPath(path), { bigint: true });
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
-      throw error;
-    }
+  private stat(path: string): Promise<BigIntStats | null> {
+    return statOf(this.fsPath(path));
   }
 
   private statSync(path: string): BigIntStats | null {
-    try {
-      return lstatSync(this.fsPath(path), { bigint: true, throwIfNoEntry: false }) ?? null;
-    } catch (error) {
-      if (errorCode(error) === 'ENOTDIR') return null;
-      throw error;
-    }
+    return statOfSync(this.fsPath(path));
   }
 
   private async sidecarOf(path: string): Promise<SidecarRecord | null> {
@@ -158,7 +140,7 @@ export class FsDriver implements StorageDriver {
 
   /** The metadata of a file with its content type: the sidecar's word for this very body, else the name's. */
   private async fileMeta(path: string, stats: BigIntStats): Promise<ResourceMeta> {
-    const meta = this.metaFromStats(path, stats);
+    const meta = metaFromStats(path, stats);
     meta.contentType = typeOfBody(await this.sidecarOf(path), mediaTypeForName(nameOf(path)), meta.etag);
     return meta;
   }
@@ -177,30 +159,13 @@ export class FsDriver implements StorageDriver {
     this.listings.invalidateUnder(container);
   }
 
-  private metaFromStats(path: string, stats: BigIntStats): ResourceMeta {
-    const isContainer = stats.isDirectory();
-    return {
-      path,
-      isContainer,
-      size: isContainer ? 0 : Number(stats.size),
-      etag: `${isContainer ? 'd' : 'f'}${stats.ino.toString(36)}-${stats.size.toString(36)}-${stats.mtimeNs.toString(36)}`,
-      modified: Number(stats.mtimeNs / 1_000_000n),
-    };
-  }
-
-  /** Stats that match the kind of path asked for; anything else (symlinks, sockets) is invisible. */
-  private matches(path: string, stats: BigIntStats | null): stats is BigIntStats {
-    if (!stats) return false;
-    return path.endsWith('/') ? stats.isDirectory() : stats.isFile();
-  }
-
   async head(path: string): Promise<ResourceMeta | null> {
     const fresh = this.cache.fresh(path);
     if (fresh) return fresh.meta;
     const writes = this.cache.writes;
     const stats = this.blocking.allowed ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
-    if (!this.matches(path, stats)) return null;
-    if (!stats.isFile()) return this.metaFromStats(path, stats);
+    if (!matchesKind(path, stats)) return null;
+    if (!stats.isFile()) return metaFromStats(path, stats);
     const meta = await this.fileMeta(path, stats);
     this.cache.remember(path, meta, undefined, writes);
     return meta;
@@ -218,7 +183,7 @@ export class FsDriver implements StorageDriver {
       if (cached?.bytes) {
         const writes = this.cache.writes;
         const stats = await this.stat(path);
-        if (!this.matches(path, stats)) return null;
+        if (!matchesKind(path, stats)) return null;
         const meta = await this.fileMeta(path, stats);
         if (meta.etag === cached.meta.etag) {
           this.cache.remember(path, meta, cached.bytes, writes);
@@ -276,10 +241,10 @@ export class FsDriver implements StorageDriver {
         const before = blocking ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
-        const beforeEtag = before ? this.metaFromStats(path, before).etag : undefined;
+        const beforeEtag = before ? metaFromStats(path, before).etag : undefined;
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         // A file in place proves its container exists: only a new one may need containers made.
-        const createdContainers = before ? [] : await this.ensureParent(path, blocking);
+        const createdContainers = before ? [] : await makeParents(this.root, path, blocking ? this.blocking : undefined);
         const impliedType = mediaTypeForName(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
@@ -307,7 +272,7 @@ export class FsDriver implements StorageDriver {
         }
         this.changed(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
-        const meta = this.metaFromStats(path, written);
+        const meta = metaFromStats(path, written);
         meta.contentType = options.contentType;
         this.cache.rememberSidecar(path, sidecar);
         this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
@@ -335,7 +300,7 @@ export class FsDriver implements StorageDriver {
 
   async createContainer(path: string): Promise<PutResult | null> {
     this.changed(path);
-    const createdContainers = await this.ensureParent(path);
+    const createdContainers = await makeParents(this.root, path);
     try {
       await mkdir(this.fsPath(path));
     } catch (error) {
@@ -346,7 +311,7 @@ export class FsDriver implements StorageDriver {
     }
     const stats = await lstat(this.fsPath(path), { bigint: true });
     this.changed(path);
-    return { meta: this.metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
+    return { meta: metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
   }
 
   async delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null> {
@@ -354,12 +319,12 @@ export class FsDriver implements StorageDriver {
     const target = this.fsPath(path);
     return this.lock.run(target, async () => {
       const stats = await this.stat(path);
-      if (!this.matches(path, stats)) return null;
-      const meta = this.metaFromStats(path, stats);
+      if (!matchesKind(path, stats)) return null;
+      const meta = metaFromStats(path, stats);
       if (options?.ifMatch !== undefined && meta.etag !== options.ifMatch) return null;
       this.changed(path);
       if (meta.isContainer) {
-        await this.removeEmptyDirectory(path);
+        await removeEmptyDirectory(this.root, path);
       } else {
         await unlink(target);
         await unlink(this.sidecars.pathOf(path)).catch(() => undefined);
@@ -377,35 +342,7 @@ export class FsDriver implements StorageDriver {
   async children(container: string): Promise<readonly ResourceMeta[]> {
     const dirStats = await this.stat(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, dirStats, () => this.readMembers(container));
-  }
-
-  private async readMembers(container: string): Promise<ResourceMeta[]> {
-    let dir;
-    try {
-      dir = await opendir(this.fsPath(container));
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
-      throw error;
-    }
-    const members: ResourceMeta[] = [];
-    const batch: Promise<ResourceMeta | null>[] = [];
-    const statChild = async (childPath: string) => {
-      const stats = await this.stat(childPath);
-      return stats && (stats.isFile() || stats.isDirectory()) ? this.metaFromStats(childPath, stats) : null;
-    };
-    const drain = async () => {
-      for (const meta of await Promise.all(batch.splice(0))) if (meta) members.push(meta);
-    };
-    for await (const entry of dir) {
-      if (isInternalName(entry.name)) continue;
-      if (entry.isDirectory()) batch.push(statChild(`${container}${entry.name}/`));
-      else if (entry.isFile()) batch.push(statChild(container + entry.name));
-      if (batch.length >= 64) await drain();
-    }
-    await drain();
-    return members;
+    return this.listings.members(container, dirStats, () => readMembers(this.root, container));
   }
 
   async usage(prefix: string): Promise<number> {
@@ -428,39 +365,6 @@ export class FsDriver implements StorageDriver {
     return total;
   }
 
-  /** Creates the missing ancestors of a path; returns the storage paths of those it created. */
-  private async ensureParent(path: string, blocking = false): Promise<string[]> {
-    const directory = this.fsPath(parentOf(path)!);
-    let first: string | undefined;
-    try {
-      first = blocking ? this.blocking.run(() => mkdirSync(directory, { recursive: true })) : await mkdir(directory, { recursive: true });
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOTDIR' || code === 'EEXIST') {
-        throw new StorageError('Conflict', `a resource stands where ${path} needs a container`);
-      }
-      throw error;
-    }
-    if (first === undefined) return [];
-    const firstDepth = depthOf(first.slice(this.root.length));
-    return ancestorsOf(path).filter((ancestor) => depthOf(ancestor) >= firstDepth);
-  }
-
-  private async removeEmptyDirectory(path: string): Promise<void> {
-    const target = this.fsPath(path);
-    const internal: string[] = [];
-    for await (const entry of await opendir(target)) {
-      if (!isInternalName(entry.name)) throw new StorageError('NotEmpty', `${path} is not empty`);
-      internal.push(entry.name);
-    }
-    await Promise.all(internal.map((name) => unlink(join(target, name)).catch(() => undefined)));
-    try {
-      await rmdir(target);
-    } catch (error) {
-      if (errorCode(error) === 'ENOTEMPTY') throw new StorageError('NotEmpty', `${path} is not empty`);
-      throw error;
-    }
-  }
 }
 
 function withBytes(meta: ResourceMeta, bytes: Uint8Array): StoredBody {

@@ -1,6 +1,6 @@
 import { toBase64Url } from '../src/http/base64url.ts';
 import { bodyToBytes } from '../src/storage/body.ts';
-import { ancestorsOf, nameOf, parentOf, RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
+import { ancestorsOf, isReservedName, nameOf, parentOf } from '../src/storage/paths.ts';
 import {
   StorageError,
   type DeleteOptions,
@@ -72,11 +72,6 @@ export interface R2DriverOptions {
 
 /** Heads issued at once when a listing needs the metadata of sub-containers. */
 const HEAD_BATCH = 32;
-
-function isInternalName(name: string): boolean {
-  const bare = name.endsWith('/') ? name.slice(0, -1) : name;
-  return bare.endsWith(RESERVED_SUFFIX) || bare.startsWith(RESERVED_PREFIX);
-}
 
 const encoder = new TextEncoder();
 
@@ -171,7 +166,7 @@ export class R2Driver implements StorageDriver {
       });
       for (const object of page.objects) {
         found = true;
-        if (object.key !== prefix && isInternalName(nameOf(this.pathOf(object.key)))) continue;
+        if (object.key !== prefix && isReservedName(nameOf(this.pathOf(object.key)))) continue;
         modified = Math.max(modified, object.uploaded.getTime());
         parts.push(`${object.key}\t${object.etag}\t${object.uploaded.getTime()}`);
       }
@@ -275,10 +270,10 @@ export class R2Driver implements StorageDriver {
       for (const object of page.objects) {
         if (object.key === prefix) continue;
         const path = this.pathOf(object.key);
-        if (isInternalName(nameOf(path))) continue;
+        if (isReservedName(nameOf(path))) continue;
         yield this.resourceMeta(path, object);
       }
-      const containers = page.delimitedPrefixes.map((key) => this.pathOf(key)).filter((path) => !isInternalName(nameOf(path)));
+      const containers = page.delimitedPrefixes.map((key) => this.pathOf(key)).filter((path) => !isReservedName(nameOf(path)));
       for (let i = 0; i < containers.length; i += HEAD_BATCH) {
         const batch = containers.slice(i, i + HEAD_BATCH);
         const markers = await Promise.all(batch.map((path) => this.bucket.head(this.key(path))));
@@ -298,7 +293,7 @@ export class R2Driver implements StorageDriver {
         ...(cursor === undefined ? {} : { cursor }),
       });
       for (const object of page.objects) {
-        if (object.key.endsWith('/') || isInternalName(nameOf(this.pathOf(object.key)))) continue;
+        if (object.key.endsWith('/') || isReservedName(nameOf(this.pathOf(object.key)))) continue;
         total += object.size;
       }
       cursor = page.truncated ? page.cursor : undefined;

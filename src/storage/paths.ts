@@ -13,6 +13,12 @@ const ACL_SEGMENT_SUFFIX = '.acl';
 export const RESERVED_SUFFIX = '.svc-meta';
 export const RESERVED_PREFIX = '.svc-tmp';
 
+/** A name (a container's with or without its slash) the drivers keep for their own files. */
+export function isReservedName(name: string): boolean {
+  const bare = name.endsWith('/') ? name.slice(0, -1) : name;
+  return bare.endsWith(RESERVED_SUFFIX) || bare.startsWith(RESERVED_PREFIX);
+}
+
 export class PathError extends Error {
   constructor(message: string) {
     super(message);
@@ -54,7 +60,7 @@ export function checkSegment(segment: string): void {
   if (/[\u0000-\u001f\u007f]/.test(segment)) throw new PathError('control characters are not allowed');
   const name = segment.endsWith(ACL_SEGMENT_SUFFIX) ? segment.slice(0, -ACL_SEGMENT_SUFFIX.length) : segment;
   if (utf8Length(name) > MAX_SEGMENT_BYTES) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes (not counting a final .acl)`);
-  if (segment.endsWith(RESERVED_SUFFIX) || segment.startsWith(RESERVED_PREFIX)) {
+  if (isReservedName(segment)) {
     throw new PathError('this name is reserved for the server');
   }
 }
