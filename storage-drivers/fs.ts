@@ -260,7 +260,9 @@ export class FsDriver implements StorageDriver {
             throw error;
           }
         } else {
-          if (blocking) this.blocking.run(() => renameSync(temp, target));
+          // Renamed over an old version, ext4 first starts writing the new one out (auto_da_alloc), which waits
+          // on the disk: that rename goes to the thread pool, where it holds up no other request.
+          if (blocking && !before) this.blocking.run(() => renameSync(temp, target));
           else await rename(temp, target);
           renamed = true;
         }
