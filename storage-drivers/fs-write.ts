@@ -1,10 +1,13 @@
-import type { BigIntStats } from 'node:fs';
-import { closeSync, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, open as openCallback, openSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { StorageError, type PutBody } from '../src/storage/types.ts';
+import type { BlockingCalls } from './fs-blocking.ts';
 import type { SidecarRecord } from './fs-sidecar.ts';
 
 const encoder = new TextEncoder();
+/** `open` without a FileHandle: a plain descriptor for the blocking calls that follow. */
+const openFd = promisify(openCallback);
 
 /** Writes a body to a new temp file (create-only) and returns the file's stats; a failed write leaves no file. */
 export async function writeTempFile(temp: string, body: PutBody): Promise<BigIntStats> {
@@ -37,14 +40,18 @@ export async function writeTempFile(temp: string, body: PutBody): Promise<BigInt
 }
 
 /**
- * `writeTempFile` for a small body held whole, in blocking calls (see fs-blocking.ts).
+ * `writeTempFile` for a small body held whole: written, stat'ed and closed in blocking calls through
+ * `blocking` (see fs-blocking.ts). Creating the file locks the directory it goes in, so unless `openBlocking`
+ * it is opened in the thread pool.
  */
-export function writeTempFileSync(temp: string, bytes: Uint8Array): BigIntStats {
-  const fd = openSync(temp, 'wx');
+export async function writeSmallTempFile(temp: string, bytes: Uint8Array, blocking: BlockingCalls, openBlocking: boolean): Promise<BigIntStats> {
+  const fd = openBlocking ? blocking.run(() => openSync(temp, 'wx')) : await openFd(temp, 'wx');
   let stats: BigIntStats;
   try {
-    for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
-    stats = fstatSync(fd, { bigint: true });
+    stats = blocking.run(() => {
+      for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
+      return fstatSync(fd, { bigint: true });
+    });
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
