@@ -1,10 +1,14 @@
 /**
  * When the fs driver may make blocking file-system calls. Each asynchronous call is a round trip through
- * libuv's thread pool (futex and eventfd wake-ups on both sides): a small write made of six asynchronous
- * calls costs about 70 system calls, the same write in blocking calls about 12. A disk that answers slowly
- * (busy, remote, failing) would stall every request behind a blocking call, so `slowInARow` calls in a row
- * slower than `slowCallMs` send the driver back to asynchronous calls for `asyncForMs`, after which it tries
- * again. One slow call alone says little: on a busy machine a quick call is sometimes descheduled.
+ * libuv's thread pool (futex and eventfd wake-ups on both sides), which for a small write costs the process
+ * more than the call itself. Only calls that change no directory are made blocking: writing, stat'ing and
+ * closing a small temp file, and lstat. Creating, linking, renaming and removing names wait on directory locks
+ * and the file system's journal (a rename over an old version on ext4 first starts writing the new one out),
+ * for milliseconds at times, so those stay in the thread pool, where they hold up no other request.
+ * A disk that answers slowly (busy, remote, failing) would stall every request behind even those calls, so
+ * `slowInARow` calls in a row slower than `slowCallMs` send the driver back to asynchronous calls for
+ * `asyncForMs`, after which it tries again. One slow call alone says little: on a busy machine a quick call is
+ * sometimes descheduled.
  */
 export class BlockingCalls {
   readonly #slowCallMs: number;

@@ -3,12 +3,11 @@
  * a container's members, and making or removing the directories of containers. The driver's caches sit above
  * these; nothing here remembers anything.
  */
-import { lstatSync, mkdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, opendir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ancestorsOf, isReservedName, parentOf } from '../src/storage/paths.ts';
 import { StorageError, type ResourceMeta } from '../src/storage/types.ts';
-import type { BlockingCalls } from './fs-blocking.ts';
 
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -84,15 +83,11 @@ export async function readMembers(root: string, container: string): Promise<Reso
   return members;
 }
 
-/**
- * Creates the missing ancestors of `path` under `root` (in blocking calls through `blocking` when given);
- * returns the storage paths of those it created.
- */
-export async function makeParents(root: string, path: string, blocking?: BlockingCalls): Promise<string[]> {
-  const directory = join(root, parentOf(path)!);
+/** Creates the missing ancestors of `path` under `root`; returns the storage paths of those it created. */
+export async function makeParents(root: string, path: string): Promise<string[]> {
   let first: string | undefined;
   try {
-    first = blocking ? blocking.run(() => mkdirSync(directory, { recursive: true })) : await mkdir(directory, { recursive: true });
+    first = await mkdir(join(root, parentOf(path)!), { recursive: true });
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOTDIR' || code === 'EEXIST') {

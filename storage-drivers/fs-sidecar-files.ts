@@ -10,11 +10,9 @@
  * link-count limit of one shared file), is a file of its own as before.
  */
 import { createHash } from 'node:crypto';
-import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RESERVED_SUFFIX } from '../src/storage/paths.ts';
-import type { BlockingCalls } from './fs-blocking.ts';
 import { parseSidecar, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
 import { writeSidecarFile } from './fs-write.ts';
 
@@ -32,8 +30,6 @@ export class SidecarFiles {
   readonly #tempPath: () => string;
   /** The shared file of each record text, once it is known to exist. */
   readonly #shared = new Map<string, Promise<string>>();
-  /** The same, for those made: what a write in blocking calls can link to without waiting. */
-  readonly #known = new Map<string, string>();
 
   constructor(root: string, tempPath: () => string) {
     this.#root = root;
@@ -54,42 +50,30 @@ export class SidecarFiles {
     }
   }
 
-  /** With `blocking`, the links, renames and removals are blocking calls made through it (see fs-blocking.ts). */
-  async apply(path: string, step: SidecarStep, blocking?: BlockingCalls): Promise<void> {
-    if (step.action === 'write') await this.write(path, step.record, blocking);
-    else if (step.action === 'remove') await this.remove(path, blocking);
+  async apply(path: string, step: SidecarStep): Promise<void> {
+    if (step.action === 'write') await this.write(path, step.record);
+    else if (step.action === 'remove') await this.remove(path);
   }
 
-  async remove(path: string, blocking?: BlockingCalls): Promise<void> {
-    const sidecar = this.pathOf(path);
-    try {
-      if (blocking) blocking.run(() => unlinkSync(sidecar));
-      else await unlink(sidecar);
-    } catch (error) {
+  async remove(path: string): Promise<void> {
+    await unlink(this.pathOf(path)).catch((error: unknown) => {
       if (!isMissing(error)) throw error;
-    }
+    });
   }
 
   /** Replaces the sidecar atomically: a rename over it, of a link to the shared file or of a file of its own. */
-  private async write(path: string, record: SidecarRecord, blocking?: BlockingCalls): Promise<void> {
+  private async write(path: string, record: SidecarRecord): Promise<void> {
     const text = JSON.stringify(record);
     if (!record.previous) {
       const temp = this.#tempPath();
       try {
-        const shared = this.#known.get(text) ?? (await this.sharedFile(text));
-        if (blocking) {
-          blocking.run(() => linkSync(shared, temp));
-          blocking.run(() => renameSync(temp, this.pathOf(path)));
-        } else {
-          await link(shared, temp);
-          await rename(temp, this.pathOf(path));
-        }
+        await link(await this.sharedFile(text), temp);
+        await rename(temp, this.pathOf(path));
         return;
       } catch {
         await unlink(temp).catch(() => undefined);
         // A shared file removed by hand is made anew by the next write that needs it.
         this.#shared.delete(text);
-        this.#known.delete(text);
       }
     }
     await writeSidecarFile(this.pathOf(path), this.#tempPath(), record);
@@ -114,7 +98,6 @@ export class SidecarFiles {
         } finally {
           await unlink(temp).catch(() => undefined);
         }
-        this.#known.set(text, file);
         return file;
       })();
       this.#shared.set(text, shared);

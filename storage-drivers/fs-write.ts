@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, open as openCallback, openSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, open as openCallback, rmSync, writeSync, type BigIntStats } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { StorageError, type PutBody } from '../src/storage/types.ts';
@@ -41,11 +41,11 @@ export async function writeTempFile(temp: string, body: PutBody): Promise<BigInt
 
 /**
  * `writeTempFile` for a small body held whole: written, stat'ed and closed in blocking calls through
- * `blocking` (see fs-blocking.ts). Creating the file locks the directory it goes in, so unless `openBlocking`
- * it is opened in the thread pool.
+ * `blocking` (see fs-blocking.ts). Creating the file is a change to its directory, which may wait on the file
+ * system's journal, so it is opened in the thread pool.
  */
-export async function writeSmallTempFile(temp: string, bytes: Uint8Array, blocking: BlockingCalls, openBlocking: boolean): Promise<BigIntStats> {
-  const fd = openBlocking ? blocking.run(() => openSync(temp, 'wx')) : await openFd(temp, 'wx');
+export async function writeSmallTempFile(temp: string, bytes: Uint8Array, blocking: BlockingCalls): Promise<BigIntStats> {
+  const fd = await openFd(temp, 'wx');
   let stats: BigIntStats;
   try {
     stats = blocking.run(() => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -74,8 +74,6 @@ export class FsDriver implements StorageDriver {
   private readonly listings = new ListingCache();
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
-  /** Renames over an old version in flight (see `replace`). */
-  private replacing = 0;
   /** Temp names: this driver's random prefix, then a count. */
   private readonly tempPrefix = randomBytes(4).toString('hex');
   private tempCount = 0;
@@ -234,9 +232,7 @@ export class FsDriver implements StorageDriver {
     // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
     const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
     const small = bytes !== undefined && bytes.byteLength <= SMALL_BODY && this.blocking.allowed;
-    // Calls that lock a directory (create, link, rename, mkdir, unlink) would wait behind a replacing rename.
-    const callsFor = (locksDirectory: boolean) => (small && (!locksDirectory || this.replacing === 0) ? this.blocking : undefined);
-    const written = small ? await writeSmallTempFile(temp, bytes, this.blocking, callsFor(true) !== undefined) : await writeTempFile(temp, bytes ?? body);
+    const written = small ? await writeSmallTempFile(temp, bytes, this.blocking) : await writeTempFile(temp, bytes ?? body);
     let renamed = false;
     try {
       return await this.lock.run(target, async () => {
@@ -248,35 +244,28 @@ export class FsDriver implements StorageDriver {
         const beforeEtag = before ? metaFromStats(path, before).etag : undefined;
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         // A file in place proves its container exists: only a new one may need containers made.
-        const createdContainers = before ? [] : await makeParents(this.root, path, callsFor(true));
+        const createdContainers = before ? [] : await makeParents(this.root, path);
         const impliedType = mediaTypeForName(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
         // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
-        await this.sidecars.apply(path, step, callsFor(true));
+        await this.sidecars.apply(path, step);
         if (options.ifNoneMatch === '*') {
           try {
-            const calls = callsFor(true);
-            if (calls) calls.run(() => linkSync(temp, target));
-            else await link(temp, target);
+            await link(temp, target);
           } catch (error) {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
-        } else if (before) {
-          await this.replace(temp, target);
-          renamed = true;
         } else {
-          const calls = callsFor(true);
-          if (calls) calls.run(() => renameSync(temp, target));
-          else await rename(temp, target);
+          await rename(temp, target);
           renamed = true;
         }
         let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
         if (sidecar && options.contentType === impliedType) {
           // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
-          await this.sidecars.remove(path, callsFor(true));
+          await this.sidecars.remove(path);
           sidecar = null;
         }
         this.changed(path);
@@ -293,31 +282,7 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
-      if (!renamed) await this.removeTemp(temp, callsFor(true));
-    }
-  }
-
-  /**
-   * Renames a new version over the old one. ext4 first starts writing the new version out (auto_da_alloc)
-   * and waits on the disk with both directories locked, so this rename goes to the thread pool, and while it
-   * runs the driver's other calls that lock a directory do too, rather than wait on that lock in the event loop.
-   */
-  private async replace(temp: string, target: string): Promise<void> {
-    this.replacing++;
-    try {
-      await rename(temp, target);
-    } finally {
-      this.replacing--;
-    }
-  }
-
-  /** A temp file left after a link (create-only) or a failed write; one that cannot go is swept at the next start. */
-  private async removeTemp(temp: string, blocking: BlockingCalls | undefined): Promise<void> {
-    if (!blocking) return unlink(temp).catch(() => undefined);
-    try {
-      blocking.run(() => unlinkSync(temp));
-    } catch {
-      // Gone already, or left for the sweep.
+      if (!renamed) await unlink(temp).catch(() => undefined);
     }
   }
 
