@@ -15,10 +15,12 @@ export interface WorkerBundle {
   remove(): Promise<void>;
 }
 
-export async function buildWorkerBundle(): Promise<WorkerBundle> {
+/** Bundles the server's Worker, or another main module (`entry`) with the same wrangler.toml (its bindings). */
+export async function buildWorkerBundle(entry?: string): Promise<WorkerBundle> {
   const outdir = await mkdtemp(join(tmpdir(), 'svc-worker-'));
-  await run(join('node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--config', 'wrangler.toml'], {
+  await run(join('node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--config', 'wrangler.toml', ...(entry ? [entry] : [])], {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
   });
-  return { script: join(outdir, 'index.js'), outdir, remove: () => rm(outdir, { recursive: true, force: true }) };
+  const main = entry ? entry.split('/').at(-1)!.replace(/\.ts$/, '.js') : 'index.js';
+  return { script: join(outdir, main), outdir, remove: () => rm(outdir, { recursive: true, force: true }) };
 }
