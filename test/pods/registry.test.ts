@@ -15,13 +15,14 @@ describe('looking pods up by their records (instances that cannot hear of new po
     expect(isPodRoot(storage, '/notes/')).toBe(false);
   });
 
-  it('does not look for records of names no pod can have, nor of top-level resources', async () => {
+  it('does not look for records of names no pod can have, of the server’s own routes, nor of top-level resources', async () => {
     const heads: string[] = [];
     const storage = new MemoryDriver();
     const watched = new Proxy(storage, {
       get: (target, name) => (name === 'head' ? (path: string) => (heads.push(path), target.head(path)) : Reflect.get(target, name, target)),
     }) as StorageDriver;
     await learnPodRootOf(watched, '/Not%20a%20pod/x');
+    await learnPodRootOf(watched, '/idp/login');
     await learnPodRootOf(watched, '/file.txt');
     await learnPodRootOf(watched, '/');
     expect(heads).toEqual([]);
