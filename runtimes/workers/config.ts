@@ -70,8 +70,10 @@ export function workerConfig(env: WorkerEnv): Config {
     throw new ConfigError(`SVC_REDIS_URL (--redis-url) is not available on the workers runtime: a Worker cannot hold a Redis connection. Its isolates share state through the Durable Object bound as ${SHARED_BINDING} instead (see docs/scale-out.md). Remove SVC_REDIS_URL.`);
   }
   // Pages would carry a script whose socket never connects.
-  if (config.liveReload) {
-    throw new ConfigError('SVC_LIVE_RELOAD (--live-reload) is not available on the workers runtime: it is a tool for editing files on disk, and a Worker has no files to watch. Remove SVC_LIVE_RELOAD, or run on Node.');
+  if (config.liveReload && !isDurableObjectNamespace(env[SHARED_BINDING])) {
+    throw new ConfigError(
+      `SVC_LIVE_RELOAD (--live-reload) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the pages' WebSockets, since an isolate cannot keep one open between requests. Bind it, or remove SVC_LIVE_RELOAD.`,
+    );
   }
   // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
   // `svc token` to mint another: nobody could ever write to it.

@@ -71,7 +71,7 @@ describe('two Worker isolates sharing the Durable Object', () => {
   let socketUrl: (path: string) => string;
 
   beforeAll(async () => {
-    mf = startIsolates({ SVC_NOTIFICATIONS: 'true', SVC_CONNEG: 'true', SVC_RATE_LIMIT: 'false', SVC_DEFAULT_QUOTA: String(QUOTA_BYTES) });
+    mf = startIsolates({ SVC_NOTIFICATIONS: 'true', SVC_LIVE_RELOAD: 'true', SVC_CONNEG: 'true', SVC_RATE_LIMIT: 'false', SVC_DEFAULT_QUOTA: String(QUOTA_BYTES) });
     const url = await mf.ready;
     socketUrl = (path) => url.href.replace(/^http/, 'ws').replace(/\/$/, '') + path;
     via = await isolatesOf(mf);
@@ -169,6 +169,17 @@ ${publicRead ? '<#public> a acl:Authorization; acl:agentClass <http://xmlns.com/
     await inbox.opened;
     expect(await status(via(1)('/alice/n/channel.txt', { method: 'PUT', headers: authorized({ 'content-type': 'text/plain' }), body: 'news' }))).toBe(201);
     expect(JSON.parse(await inbox.next())).toMatchObject({ type: 'Create', object: topic });
+  });
+
+  it('let a live-reload socket opened through one hear writes to its page made through the other', async () => {
+    expect(await status(via(0)('/alice/site/page.html', { method: 'PUT', headers: authorized({ 'content-type': 'text/html' }), body: '<p>one</p>' }))).toBe(201);
+    const page = await (await via(1)('/alice/site/page.html', { headers: authorized({ accept: 'text/html' }) })).text();
+    expect(page).toContain('<script src="/.live-reload.js"></script>');
+    const inbox = new Inbox(socketUrl('/.live-reload?path=/alice/site/page.html'), undefined, { Host: 'pod.test', Authorization: `Bearer ${token}` });
+    inboxes.push(inbox);
+    await inbox.opened;
+    expect(await status(via(1)('/alice/site/page.html', { method: 'PUT', headers: authorized({ 'content-type': 'text/html' }), body: '<p>two</p>' }))).toBe(204);
+    expect(await inbox.next()).toBe('reload');
   });
 });
 

@@ -174,7 +174,7 @@ describe('Worker configuration', () => {
     ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
     ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
-    ['live reload', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\).*workers runtime/],
+    ['live reload without the Durable Object', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the local data browser', { SVC_DATABROWSER: 'true' }, /--databrowser serves .*workers runtime.*--databrowser-cdn/],
   ];
   for (const [what, vars, message] of refusals) {
