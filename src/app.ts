@@ -32,7 +32,7 @@ import { nostrFeature } from './nostr/feature.ts';
 import type { UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
-import { rememberPodRoot } from './pods/registry.ts';
+import { learnPodRootOf, rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
@@ -108,8 +108,10 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         changeFanOut.send(changes);
       }
     : publishHere;
-  // A pod made through another instance is known here at once (its root, its owner).
+  // A pod made through another instance is known here at once (its root, its owner): told, or looked up
+  // on the request where this instance cannot hear the others.
   const podFanOut = platform.sharedState ? fanOut<string>(platform.sharedState, 'pods', (podRoot) => rememberPodRoot(platform.storage, podRoot), log) : null;
+  const podsLookedUp = platform.sharedState?.hearsOthers === false;
 
   if (!config.quiet) {
     app.use('*', async (c, next) => {
@@ -139,8 +141,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     });
   }
   if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
-  app.use('*', async (_c, next) => {
+  app.use('*', async (c, next) => {
     await init();
+    if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
     await next();
   });
   const gate = podHosts && podHostGate(podHosts, platform.storage, allowedHosts);

@@ -6,7 +6,20 @@ import type { R2BucketLike } from '../../storage-drivers/r2.ts';
 /** Name of the R2 binding that holds the resources (see wrangler.toml). */
 export const BUCKET_BINDING = 'PODS';
 
+/** Name of the Durable Object binding of the shared state (see wrangler.toml and shared-state-object.ts). */
+export const SHARED_BINDING = 'SHARED';
+
 export type WorkerEnv = Record<string, unknown>;
+
+/** The slice of a Durable Object namespace binding the Worker uses. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: unknown): unknown;
+}
+
+export function isDurableObjectNamespace(value: unknown): value is DurableObjectNamespaceLike {
+  return typeof value === 'object' && value !== null && typeof (value as DurableObjectNamespaceLike).idFromName === 'function' && typeof (value as DurableObjectNamespaceLike).get === 'function';
+}
 
 /** The part of the Workers ExecutionContext the app may use. */
 export interface WorkerExecutionContext {
@@ -41,23 +54,26 @@ export function workerConfig(env: WorkerEnv): Config {
     throw new ConfigError('SVC_SSL_KEY / SVC_SSL_CERT (--ssl-key, --ssl-cert) are not available on the workers runtime: Cloudflare terminates TLS.');
   }
   // Advertising Updates-Via and a subscription service whose sockets cannot connect would mislead clients.
-  if (config.notifications) {
+  if (config.notifications && !isDurableObjectNamespace(env[SHARED_BINDING])) {
     throw new ConfigError(
-      'SVC_NOTIFICATIONS (--notifications) is not available on the workers runtime yet: its WebSockets need a WebSocketPair and a Durable Object to hold the subscriptions (see docs/notifications.md). Remove SVC_NOTIFICATIONS, or run on Node for live notifications.',
+      `SVC_NOTIFICATIONS (--notifications) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the WebSockets, since an isolate cannot keep one open between requests. Bind it, or remove SVC_NOTIFICATIONS.`,
     );
   }
+  // The relay's own index of events and its subscriptions are in-process; only WebSockets moved to the Durable Object.
   if (config.nostr) {
     throw new ConfigError(
-      'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which a Worker is not (it would need a Durable Object; see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
+      'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which an isolate is not, and the shared-state Durable Object holds notification sockets only (see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
     );
   }
   // Workers share state through Cloudflare's own bindings, not a TCP client (see docs/scale-out.md).
   if (config.redisUrl) {
-    throw new ConfigError('SVC_REDIS_URL (--redis-url) is not available on the workers runtime: a Worker cannot hold a Redis connection, and its isolates share storage through R2 already (see docs/scale-out.md for what is and is not shared there). Remove SVC_REDIS_URL.');
+    throw new ConfigError(`SVC_REDIS_URL (--redis-url) is not available on the workers runtime: a Worker cannot hold a Redis connection. Its isolates share state through the Durable Object bound as ${SHARED_BINDING} instead (see docs/scale-out.md). Remove SVC_REDIS_URL.`);
   }
   // Pages would carry a script whose socket never connects.
-  if (config.liveReload) {
-    throw new ConfigError('SVC_LIVE_RELOAD (--live-reload) is not available on the workers runtime: its WebSockets need a Durable Object to hold the pages watched, and a Worker has no files to watch. Remove SVC_LIVE_RELOAD, or run on Node.');
+  if (config.liveReload && !isDurableObjectNamespace(env[SHARED_BINDING])) {
+    throw new ConfigError(
+      `SVC_LIVE_RELOAD (--live-reload) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the pages' WebSockets, since an isolate cannot keep one open between requests. Bind it, or remove SVC_LIVE_RELOAD.`,
+    );
   }
   // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
   // `svc token` to mint another: nobody could ever write to it.

@@ -1,57 +1,43 @@
 /**
  * Cloudflare Workers entry: the same app as on Node, configured from the Worker's string vars (`SVC_*`,
  * as in the option table) and storing resources in the R2 bucket bound as `PODS`, or in isolate memory
- * when no bucket is bound. The app is built once per isolate, on the first request.
+ * when no bucket is bound. The app is built once per isolate, on the first request. With the Durable Object
+ * bound as `SHARED`, the isolates share their state through it, and it holds the notification WebSockets.
  */
-import { createApp, type App } from '../../src/app.ts';
-import type { Config } from '../../src/config/options.ts';
-import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
+import type { App } from '../../src/app.ts';
+import type { SharedState } from '../../src/cluster/shared-state.ts';
+import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
-import type { Platform } from '../../src/platform.ts';
-import type { StorageDriver } from '../../src/storage/types.ts';
-import { MemoryDriver } from '../../storage-drivers/memory.ts';
-import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
-import { workersOutboundFetch } from './outbound-fetch.ts';
-import { BUCKET_BINDING, workerConfig, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
+import { isDurableObjectNamespace, SHARED_BINDING, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
+import { durableObjectSharedState, sharedObjectStub } from './shared-state-client.ts';
+import { buildWorkerApp } from './worker-app.ts';
 
-// Only the default export may live here: workerd treats every named export of the main module as an entrypoint.
+// workerd treats every named export of the main module as an entrypoint: a Durable Object class must be one.
+export { SharedStateObject } from './shared-state-object.ts';
 
-function openStorage(config: Config, env: WorkerEnv): StorageDriver {
-  return config.storage === 'r2' ? new R2Driver(env[BUCKET_BINDING] as R2BucketLike) : new MemoryDriver();
+let app: App | ConfigError | undefined;
+
+function sharedStateOf(env: WorkerEnv): SharedState | undefined {
+  const namespace = env[SHARED_BINDING];
+  return isDurableObjectNamespace(namespace) ? durableObjectSharedState(namespace) : undefined;
 }
 
-function log(line: string): void {
-  console.log(line);
-}
-
-let app: App | undefined;
-let startupError: ConfigError | undefined;
-
-/** Builds the app on the first request of an isolate; a configuration error is reported on every request. */
-function appFor(env: WorkerEnv): App | ConfigError {
-  if (app) return app;
-  if (startupError) return startupError;
-  try {
-    const config = workerConfig(env);
-    for (const notice of startupNotices(config)) log(notice);
-    const platform: Platform = { runtime: 'workers', storage: openStorage(config, env), log, now: () => Date.now(), fetch: workersOutboundFetch(config.allowPrivateFetch) };
-    app = createApp(config, platform);
-    return app;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    startupError = error;
-    log(`svc: ${error.message}`);
-    return error;
-  }
+function isWebSocketRequest(request: Request): boolean {
+  return request.headers.get('upgrade')?.toLowerCase() === 'websocket';
 }
 
 export default {
   fetch(request: Request, env: WorkerEnv, ctx: WorkerExecutionContext): Response | Promise<Response> {
-    const current = appFor(env);
-    if (current instanceof ConfigError) {
-      return problemResponse(500, `The server is misconfigured: ${current.message}`, { type: 'urn:svc:problem:misconfigured' });
+    app ??= buildWorkerApp(env, sharedStateOf(env));
+    if (app instanceof ConfigError) {
+      return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     }
-    return answer(current, request, env, ctx);
+    // A feature takes WebSockets (notifications, which the configuration allows only with the object bound): the object holds them.
+    const namespace = env[SHARED_BINDING];
+    if (app.upgradeWebSocket && isWebSocketRequest(request) && isDurableObjectNamespace(namespace)) {
+      return sharedObjectStub<{ fetch(request: Request): Promise<Response> }>(namespace).fetch(request);
+    }
+    return answer(app, request, env, ctx);
   },
 };
 

@@ -8,7 +8,10 @@ import type { SharedState } from './shared-state.ts';
 export interface FanOut<T> {
   /** Sends `message` to the other instances; a failed send is logged, not thrown (the sender's work is done). */
   send(message: T): void;
-  /** Starts hearing the other instances; awaited at startup. */
+  /**
+   * Starts hearing the other instances; awaited at startup. An instance that cannot hear (a Workers isolate,
+   * see SharedState.hearsOthers) only sends: its users of the messages must not need them there.
+   */
   init(): Promise<void>;
 }
 
@@ -21,8 +24,9 @@ export function fanOut<T>(state: SharedState, channel: string, handleRemote: (me
         log(`${channel}: not sent to the other instances: ${(error as Error).message}`);
       });
     },
-    init: () =>
-      (listening ??= state
+    init() {
+      if (state.hearsOthers === false) return Promise.resolve();
+      return (listening ??= state
         .subscribe(channel, (text) => {
           const { from, message } = JSON.parse(text) as { from: string; message: T };
           if (from !== instance) handleRemote(message);
@@ -30,6 +34,7 @@ export function fanOut<T>(state: SharedState, channel: string, handleRemote: (me
         .catch((error: unknown) => {
           listening = null;
           throw error;
-        })),
+        }));
+    },
   };
 }

@@ -23,8 +23,18 @@ export interface SharedState {
   lock(key: string, ttlMs: number): Promise<() => Promise<void>>;
   /** Sends `message` to every instance's listeners of `channel`, this one's included. */
   publish(channel: string, message: string): Promise<void>;
-  /** Calls `listener` with each message published on `channel` from now on. */
+  /**
+   * Calls `listener` with each message published on `channel` from now on. Rejects where `hearsOthers` is
+   * false: nothing would ever arrive.
+   */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /**
+   * False where this instance cannot hear messages at all: a Cloudflare Workers isolate owns no connection
+   * between requests, so what other isolates publish reaches only the Durable Object behind the shared state
+   * (which holds the WebSockets). Such an instance only sends, and learns of other instances' work by asking
+   * the shared state or the storage when it needs to. Absent: true.
+   */
+  readonly hearsOthers?: boolean;
   close(): Promise<void>;
 }
 

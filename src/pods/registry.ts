@@ -1,4 +1,5 @@
 import type { StorageDriver } from '../storage/types.ts';
+import { POD_NAME, RESERVED_POD_NAMES } from './names.ts';
 import type { PodHosts } from './subdomains.ts';
 
 /** One record per pod, written last when a pod is created: its presence means the pod is complete. */
@@ -30,6 +31,17 @@ export function rememberPodRoot(storage: StorageDriver, root: string): void {
   let roots = rootsByStorage.get(storage);
   if (!roots) rootsByStorage.set(storage, (roots = new Set()));
   roots.add(root);
+}
+
+/**
+ * Remembers the pod that holds `path` if its record exists. For instances that cannot hear of pods made
+ * through the others (a Workers isolate, see SharedState.hearsOthers): each request into a top-level
+ * container not known as a pod (and not one of the server's own routes) looks for its record first.
+ */
+export async function learnPodRootOf(storage: StorageDriver, path: string): Promise<void> {
+  const top = /^\/([^/]+)\//.exec(path);
+  if (!top || !POD_NAME.test(top[1]!) || RESERVED_POD_NAMES.has(top[1]!) || isPodRoot(storage, top[0])) return;
+  if (await storage.head(podRecordPath(top[1]!))) rememberPodRoot(storage, top[0]);
 }
 
 /** Reads the pod records at startup. */

@@ -45,4 +45,25 @@ describe('fan-out between instances', () => {
     // A copy sent to another relay is a duplicate there and goes no further.
     expect(await second.relay.publish(note)).toEqual({ accepted: true, message: 'duplicate: already have this event' });
   });
+
+  it('only sends from an instance that cannot hear (a Workers isolate), rather than waiting for messages that never come', async () => {
+    const published: string[] = [];
+    const isolate: SharedState = {
+      hearsOthers: false,
+      add: async () => null,
+      setIfAbsent: async () => false,
+      get: async () => null,
+      set: async () => undefined,
+      lock: async () => async () => undefined,
+      publish: async (_channel, message) => void published.push(message),
+      subscribe: async () => {
+        throw new Error('cannot hear');
+      },
+      close: async () => undefined,
+    };
+    const changes = fanOut<string>(isolate, 'changes', () => undefined, () => undefined);
+    await expect(changes.init()).resolves.toBeUndefined();
+    changes.send('/alice/x');
+    await vi.waitFor(() => expect(published.map((text) => JSON.parse(text).message)).toEqual(['/alice/x']));
+  });
 });

@@ -1,34 +1,27 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpopClient, startTestIssuer, type DpopClient, type TestIssuer } from '../auth/solid-oidc/issuer.ts';
+import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
 
 /*
  * The Worker build (runtimes/workers bundled by `wrangler deploy --dry-run`, exactly what `wrangler deploy`
  * would upload) runs in real workerd through Miniflare, once with an R2 bucket and once with memory storage.
  * Requests go through `dispatchFetch`, so everything from routing to storage runs inside workerd.
  */
-const run = promisify(execFile);
 const BASE = 'http://pod.test';
 const LDP_CONTAINS = 'ldp:contains';
 
+let bundle: WorkerBundle;
 let outdir: string;
 let script: string;
 
 beforeAll(async () => {
-  outdir = await mkdtemp(join(tmpdir(), 'svc-worker-'));
-  await run(join('node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--config', 'wrangler.toml'], {
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
-  });
-  script = join(outdir, 'index.js');
+  bundle = await buildWorkerBundle();
+  ({ outdir, script } = bundle);
 }, 120_000);
 
 afterAll(async () => {
-  if (outdir) await rm(outdir, { recursive: true, force: true });
+  await bundle?.remove();
 });
 
 function startWorker(withBucket: boolean): Miniflare {
@@ -177,11 +170,11 @@ for (const storage of ['r2', 'memory'] as const) {
 describe('Worker configuration', () => {
   const refusals: Array<[string, Record<string, string>, RegExp]> = [
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
-    ['WebSocket notifications', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\).*workers runtime/],
+    ['WebSocket notifications without the Durable Object', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
     ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
-    ['live reload', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\).*workers runtime/],
+    ['live reload without the Durable Object', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the local data browser', { SVC_DATABROWSER: 'true' }, /--databrowser serves .*workers runtime.*--databrowser-cdn/],
   ];
   for (const [what, vars, message] of refusals) {

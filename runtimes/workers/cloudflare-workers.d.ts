@@ -1,0 +1,25 @@
+/*
+ * The part of workerd's `cloudflare:workers` module this runtime uses, typed locally (like the R2 binding in
+ * storage-drivers/r2.ts) so the project's tsconfig does not load @cloudflare/workers-types over Node's.
+ */
+declare module 'cloudflare:workers' {
+  /** A SQLite-backed Durable Object's database: `exec` runs one statement synchronously. */
+  export interface SqlStorage {
+    exec<Row extends Record<string, string | number | null>>(query: string, ...bindings: (string | number | null)[]): { toArray(): Row[]; one(): Row };
+  }
+
+  export interface DurableObjectState {
+    readonly storage: { readonly sql: SqlStorage };
+  }
+
+  /** Base class of Durable Objects whose public methods are callable over a stub (JS RPC). */
+  export abstract class DurableObject<Env = unknown> {
+    protected readonly ctx: DurableObjectState;
+    protected readonly env: Env;
+    constructor(ctx: DurableObjectState, env: Env);
+    fetch?(request: Request): Response | Promise<Response>;
+  }
+
+  /** Keeps the current request's context alive until `promise` settles, after its response went out. */
+  export function waitUntil(promise: Promise<unknown>): void;
+}

@@ -1,0 +1,104 @@
+/**
+ * The Durable Object that Worker isolates share (bound as `SHARED`, see wrangler.toml). Its methods are the
+ * shared-state operations the isolates call over JS RPC (shared-state-client.ts). With `--notifications` it
+ * also holds the WebSockets: the isolates forward upgrade requests to its `fetch`, which runs the same app
+ * (same vars, same R2 bucket) with this object's own state as the shared state, so the changes isolates
+ * publish reach its hub, and channels created through an isolate are found here.
+ */
+import { DurableObject, type DurableObjectState } from 'cloudflare:workers';
+import type { App } from '../../src/app.ts';
+import { ConfigError } from '../../src/config/resolve.ts';
+import { problemResponse } from '../../src/http/problem.ts';
+import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import type { WorkerEnv } from './config.ts';
+import { DurableSharedState } from './durable-shared-state.ts';
+import { buildWorkerApp } from './worker-app.ts';
+
+/** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+const CLOSE_TOO_BIG = 1009;
+
+/** The server end of a workerd WebSocketPair. */
+interface WorkerSocket {
+  accept(): void;
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  addEventListener(type: 'message', listener: (event: { data: string | ArrayBuffer }) => void): void;
+  addEventListener(type: 'close' | 'error', listener: () => void): void;
+}
+
+const { WebSocketPair } = globalThis as unknown as { WebSocketPair: new () => { 0: WorkerSocket; 1: WorkerSocket } };
+
+/** Connects an accepted socket's events to the core's handlers; `closed` is called once, however it ends. */
+function runSocket(socket: WorkerSocket, answer: Extract<UpgradeAnswer, { accept: unknown }>): void {
+  socket.accept();
+  const handlers = answer.accept({ send: (text) => socket.send(text), close: (code, reason) => socket.close(code, reason) });
+  let open = true;
+  const closed = () => {
+    if (!open) return;
+    open = false;
+    handlers.closed();
+  };
+  socket.addEventListener('message', (event) => {
+    if (typeof event.data !== 'string') return handlers.message(null);
+    if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    handlers.message(event.data);
+  });
+  socket.addEventListener('close', closed);
+  socket.addEventListener('error', closed);
+}
+
+export class SharedStateObject extends DurableObject<WorkerEnv> {
+  readonly #state: DurableSharedState;
+  #app: App | ConfigError | undefined;
+
+  constructor(ctx: DurableObjectState, env: WorkerEnv) {
+    super(ctx, env);
+    this.#state = new DurableSharedState(ctx.storage.sql);
+  }
+
+  add(key: string, amount: number, options?: { ttlMs?: number; max?: number }) {
+    return this.#state.add(key, amount, options);
+  }
+
+  setIfAbsent(key: string, value: string, ttlMs?: number) {
+    return this.#state.setIfAbsent(key, value, ttlMs);
+  }
+
+  get(key: string) {
+    return this.#state.get(key);
+  }
+
+  set(key: string, value: string, ttlMs?: number) {
+    return this.#state.set(key, value, ttlMs);
+  }
+
+  acquire(key: string, ttlMs: number, waitMs: number) {
+    return this.#state.acquire(key, ttlMs, waitMs);
+  }
+
+  release(key: string, token: string) {
+    this.#state.release(key, token);
+  }
+
+  publish(channel: string, message: string) {
+    return this.#state.publish(channel, message);
+  }
+
+  /** A WebSocket upgrade request forwarded by an isolate. */
+  async fetch(request: Request): Promise<Response> {
+    this.#app ??= buildWorkerApp(this.env, this.#state);
+    const app = this.#app;
+    if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
+    // The app hears the isolates' changes from its start on: it must have started before a socket listens.
+    await app.init();
+    const answer = await app.upgradeWebSocket?.(request);
+    if (!answer) return problemResponse(404, 'There is no WebSocket endpoint at this URL.', { type: 'not-found' });
+    if ('refuse' in answer) return answer.refuse;
+    const pair = new WebSocketPair();
+    runSocket(pair[1], answer);
+    // Like the other transports, agree to the client's first subprotocol (solid-0.1 clients require the echo).
+    const protocol = request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim();
+    return new Response(null, { status: 101, webSocket: pair[0], ...(protocol && { headers: { 'Sec-WebSocket-Protocol': protocol } }) } as ResponseInit);
+  }
+}

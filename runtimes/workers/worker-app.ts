@@ -1,0 +1,44 @@
+/**
+ * The app of a Worker isolate or of the shared-state Durable Object: configured from the Worker's string
+ * vars (`SVC_*`, as in the option table), storing resources in the R2 bucket bound as `PODS` (or in isolate
+ * memory when no bucket is bound), and sharing state through `sharedState` when there is one.
+ */
+import { createApp, type App } from '../../src/app.ts';
+import type { SharedState } from '../../src/cluster/shared-state.ts';
+import type { Config } from '../../src/config/options.ts';
+import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
+import type { Platform } from '../../src/platform.ts';
+import type { StorageDriver } from '../../src/storage/types.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
+import { workersOutboundFetch } from './outbound-fetch.ts';
+import { BUCKET_BINDING, workerConfig, type WorkerEnv } from './config.ts';
+
+function openStorage(config: Config, env: WorkerEnv): StorageDriver {
+  return config.storage === 'r2' ? new R2Driver(env[BUCKET_BINDING] as R2BucketLike) : new MemoryDriver();
+}
+
+export function log(line: string): void {
+  console.log(line);
+}
+
+/** Builds the app, or returns the configuration error (reported on every request by the caller). */
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined): App | ConfigError {
+  try {
+    const config = workerConfig(env);
+    for (const notice of startupNotices(config)) log(notice);
+    const platform: Platform = {
+      runtime: 'workers',
+      storage: openStorage(config, env),
+      log,
+      now: () => Date.now(),
+      fetch: workersOutboundFetch(config.allowPrivateFetch),
+      ...(sharedState && { sharedState }),
+    };
+    return createApp(config, platform);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log(`svc: ${error.message}`);
+    return error;
+  }
+}

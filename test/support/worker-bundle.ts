@@ -1,0 +1,26 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The Worker as `wrangler deploy` would upload it (runtimes/workers bundled by `wrangler deploy --dry-run`). */
+export interface WorkerBundle {
+  /** The bundle's main module, for Miniflare's `scriptPath`. */
+  script: string;
+  /** Its directory, for Miniflare's `modulesRoot`. */
+  outdir: string;
+  remove(): Promise<void>;
+}
+
+/** Bundles the server's Worker, or another main module (`entry`) with the same wrangler.toml (its bindings). */
+export async function buildWorkerBundle(entry?: string): Promise<WorkerBundle> {
+  const outdir = await mkdtemp(join(tmpdir(), 'svc-worker-'));
+  await run(join('node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--config', 'wrangler.toml', ...(entry ? [entry] : [])], {
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
+  });
+  const main = entry ? entry.split('/').at(-1)!.replace(/\.ts$/, '.js') : 'index.js';
+  return { script: join(outdir, main), outdir, remove: () => rm(outdir, { recursive: true, force: true }) };
+}
