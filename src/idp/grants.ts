@@ -1,4 +1,5 @@
 import type { StorageDriver } from '../storage/types.ts';
+import { ExpiredRecords } from './expired-records.ts';
 import { CODES, PASSKEY_CHALLENGES, REFRESH_TOKENS } from './paths.ts';
 import { randomToken, sha256 } from './random.ts';
 
@@ -39,25 +40,28 @@ export interface PasskeyChallenge {
 /**
  * One-time grants (codes, refresh tokens) as records under /.server/idp/, named by the SHA-256 of the
  * secret so the stored data is no usable token. Redeeming deletes the record with `ifMatch`: of two
- * concurrent redemptions only one gets the grant.
+ * concurrent redemptions only one gets the grant. Those never redeemed are swept once expired.
  */
 export class OneTimeGrants<T> {
   readonly #storage: StorageDriver;
   readonly #container: string;
   readonly #seconds: number;
   readonly #now: () => number;
+  readonly #expired: ExpiredRecords;
 
-  constructor(storage: StorageDriver, container: string, seconds: number, now: () => number) {
+  constructor(storage: StorageDriver, container: string, seconds: number, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#container = container;
     this.#seconds = seconds;
     this.#now = now;
+    this.#expired = new ExpiredRecords(storage, container, now, log, { lifetimeMs: seconds * 1000 });
   }
 
   async issue(grant: T): Promise<string> {
     const secret = randomToken();
     const record = JSON.stringify({ grant, expires: this.#now() + this.#seconds * 1000 });
     await this.#storage.put(this.#container + (await sha256(secret)), record, { contentType: 'application/json', ifNoneMatch: '*' });
+    await this.#expired.sweepIfDue();
     return secret;
   }
 
@@ -79,9 +83,9 @@ export class GrantStore {
   /** The random value is the challenge itself, so a challenge is single-use and expires like a code. */
   readonly passkeyChallenges: OneTimeGrants<PasskeyChallenge>;
 
-  constructor(storage: StorageDriver, now: () => number) {
-    this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now);
-    this.refreshTokens = new OneTimeGrants(storage, REFRESH_TOKENS, REFRESH_SECONDS, now);
-    this.passkeyChallenges = new OneTimeGrants(storage, PASSKEY_CHALLENGES, PASSKEY_CHALLENGE_SECONDS, now);
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
+    this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now, log);
+    this.refreshTokens = new OneTimeGrants(storage, REFRESH_TOKENS, REFRESH_SECONDS, now, log);
+    this.passkeyChallenges = new OneTimeGrants(storage, PASSKEY_CHALLENGES, PASSKEY_CHALLENGE_SECONDS, now, log);
   }
 }

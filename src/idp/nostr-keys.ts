@@ -1,5 +1,6 @@
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { ExpiredRecords } from './expired-records.ts';
 import { ACCOUNT_NOSTR_KEYS, NOSTR_CHALLENGES, NOSTR_KEYS } from './paths.ts';
 import { randomToken } from './random.ts';
 
@@ -25,10 +26,13 @@ const readJson = async <T>(storage: StorageDriver, path: string): Promise<T | nu
 export class NostrKeyStore {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  /** Challenges shown but never answered. */
+  readonly #expiredChallenges: ExpiredRecords;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#now = now;
+    this.#expiredChallenges = new ExpiredRecords(storage, NOSTR_CHALLENGES, now, log, { lifetimeMs: LINK_CHALLENGE_SECONDS * 1000 });
   }
 
   async accountOf(pubkey: string): Promise<string | null> {
@@ -58,6 +62,7 @@ export class NostrKeyStore {
     const challenge = randomToken();
     const record: ChallengeRecord = { account: accountId, expires: this.#now() + LINK_CHALLENGE_SECONDS * 1000 };
     await this.#storage.put(`${NOSTR_CHALLENGES}${challenge}.json`, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    await this.#expiredChallenges.sweepIfDue();
     return challenge;
   }
 

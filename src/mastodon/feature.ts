@@ -18,7 +18,7 @@ export const mastodonFeature: Feature = {
       config: context.config,
       storage: platform.storage,
       apps: new AppStore(platform.storage, now),
-      tokens: new TokenStore(platform.storage, now),
+      tokens: new TokenStore(platform.storage, now, context.log),
       accounts: new AccountStore(platform.storage, now),
       social: context.social,
       remoteAccounts: new RemoteAccounts(platform.storage, now),

@@ -41,7 +41,7 @@ export const oauthFeature: Feature = {
     const oauth: OAuthContext = {
       config: context.config,
       apps: new AppStore(platform.storage, now),
-      tokens: new TokenStore(platform.storage, now),
+      tokens: new TokenStore(platform.storage, now, context.log),
       accounts,
       sessions: new Sessions(context.tokenKey, accounts, now),
       now,

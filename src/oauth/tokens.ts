@@ -1,8 +1,9 @@
 /**
  * Access and refresh tokens of third-party apps: opaque random strings, kept as records named by their
  * SHA-256 (the stored data is no usable token), so a revoked token stops working at once. An access token
- * and the refresh token issued with it name each other: revoking either ends both.
+ * and the refresh token issued with it name each other: revoking either ends both. Expired ones are swept.
  */
+import { ExpiredRecords } from '../idp/expired-records.ts';
 import { OneTimeGrants } from '../idp/grants.ts';
 import { randomToken, sha256 } from '../idp/random.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -50,12 +51,16 @@ export type TokenLookup = { record: AccessRecord } | { expired: true } | null;
 export class TokenStore {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  readonly #expiredAccess: ExpiredRecords;
+  readonly #expiredRefresh: ExpiredRecords;
   readonly codes: OneTimeGrants<CodeGrant>;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#now = now;
-    this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now);
+    this.#expiredAccess = new ExpiredRecords(storage, ACCESS_TOKENS, now, log, { lifetimeMs: ACCESS_TOKEN_SECONDS * 1000 });
+    this.#expiredRefresh = new ExpiredRecords(storage, REFRESH_TOKENS, now, log, { lifetimeMs: REFRESH_TOKEN_SECONDS * 1000 });
+    this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now, log);
   }
 
   /** A new access token (and a refresh token when `withRefresh`). */
@@ -71,6 +76,8 @@ export class TokenStore {
       await this.#write(REFRESH_TOKENS + refreshHash, refresh);
     }
     await this.#write(ACCESS_TOKENS + accessHash, record);
+    await this.#expiredAccess.sweepIfDue();
+    await this.#expiredRefresh.sweepIfDue();
     return { accessToken, ...(refreshToken && { refreshToken }), expiresIn: ACCESS_TOKEN_SECONDS, created };
   }
 

@@ -1,0 +1,139 @@
+import { BoundedCache } from '../storage/bounded-cache.ts';
+import { isStorageError, type ResourceMeta, type StorageDriver } from '../storage/types.ts';
+
+/** Records read per pass at most, so the request that starts a pass pays for a few reads, never a whole container. */
+export const SWEEP_BUDGET = 50;
+/** How long a store waits before sweeping a container again, once a pass has reached its end. */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** Larger members are none of the small JSON records swept here: left alone, unread. */
+const MAX_RECORD_BYTES = 64 * 1024;
+/** Paths of malformed records already logged, so each is logged once per process. */
+const REPORTED_PATHS = 1000;
+
+export interface SweepOptions {
+  /** How long after it is written a record expires: younger members cannot have expired and are not read. */
+  lifetimeMs: number;
+  budget?: number;
+  intervalMs?: number;
+}
+
+export interface SweepPass {
+  /** Records read in this pass. */
+  read: number;
+  deleted: number;
+  /** True when the pass reached the end of the container; false when its budget ran out first. */
+  finished: boolean;
+}
+
+/**
+ * Deletes the expired records of one container: JSON objects whose `expires` (milliseconds since the epoch)
+ * is past. Each record is written once, when it is issued, so a member modified less than a lifetime ago is
+ * skipped unread. A pass reads at most `budget` records, in path order after where the last pass stopped,
+ * and deletes with `ifMatch` on the ETag it read, so a record changed meanwhile stays. Members that are no
+ * such record (containers, other data, malformed JSON) are never deleted.
+ */
+export class ExpiredRecords {
+  readonly #storage: StorageDriver;
+  readonly #container: string;
+  readonly #now: () => number;
+  readonly #log: (line: string) => void;
+  readonly #lifetimeMs: number;
+  readonly #budget: number;
+  readonly #intervalMs: number;
+  readonly #reported = new BoundedCache<string, true>(REPORTED_PATHS);
+  /** The last path the previous pass read; the next pass starts after it. */
+  #cursor = '';
+  #nextPassAt = 0;
+
+  constructor(storage: StorageDriver, container: string, now: () => number, log: (line: string) => void, options: SweepOptions) {
+    this.#storage = storage;
+    this.#container = container;
+    this.#now = now;
+    this.#log = log;
+    this.#lifetimeMs = options.lifetimeMs;
+    this.#budget = options.budget ?? SWEEP_BUDGET;
+    this.#intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+  }
+
+  /**
+   * What a store calls after writing a new record: a pass when one is due, else nothing. A pass is due an
+   * interval after the last one that finished, and at once after one whose budget ran out. A failed pass
+   * is logged, never thrown: the write that started it succeeded.
+   */
+  async sweepIfDue(): Promise<void> {
+    if (this.#now() < this.#nextPassAt) return;
+    // Set before the pass, so concurrent writes of this process do not start a second one.
+    this.#nextPassAt = this.#now() + this.#intervalMs;
+    try {
+      if (!(await this.sweep()).finished) this.#nextPassAt = 0;
+    } catch (error) {
+      this.#log(`expired records: sweeping ${this.#container} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** One pass over the container. */
+  async sweep(): Promise<SweepPass> {
+    const candidates = await this.#candidates();
+    const pass: SweepPass = { read: 0, deleted: 0, finished: true };
+    for (const path of candidates) {
+      if (path <= this.#cursor) continue;
+      if (pass.read === this.#budget) {
+        pass.finished = false;
+        return pass;
+      }
+      pass.read++;
+      this.#cursor = path;
+      if (await this.#deleteIfExpired(path)) pass.deleted++;
+    }
+    this.#cursor = '';
+    return pass;
+  }
+
+  /** Members old enough to have expired, in path order. */
+  async #candidates(): Promise<string[]> {
+    const oldEnough = (member: ResourceMeta) => !member.isContainer && member.modified + this.#lifetimeMs <= this.#now();
+    const paths: string[] = [];
+    try {
+      for await (const member of this.#storage.list(this.#container)) if (oldEnough(member)) paths.push(member.path);
+    } catch (error) {
+      if (isStorageError(error, 'NotFound')) return [];
+      throw error;
+    }
+    return paths.sort();
+  }
+
+  async #deleteIfExpired(path: string): Promise<boolean> {
+    const stored = await this.#storage.get(path);
+    if (!stored) return false;
+    if (stored.meta.size > MAX_RECORD_BYTES) {
+      await stored.body.cancel();
+      this.#reportMalformed(path, 'it is too large');
+      return false;
+    }
+    const expires = expiryOf(await new Response(stored.body).text());
+    if (expires === null) {
+      this.#reportMalformed(path, 'it is not a JSON object with a numeric "expires"');
+      return false;
+    }
+    if (expires > this.#now()) return false;
+    return (await this.#storage.delete(path, { ifMatch: stored.meta.etag })) !== null;
+  }
+
+  #reportMalformed(path: string, why: string): void {
+    if (this.#reported.get(path)) return;
+    this.#reported.set(path, true);
+    this.#log(`expired records: ${path} is left alone: ${why}`);
+  }
+}
+
+function expiryOf(text: string): number | null {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof record !== 'object' || record === null) return null;
+  const { expires } = record as { expires?: unknown };
+  return typeof expires === 'number' && Number.isFinite(expires) ? expires : null;
+}
