@@ -7,7 +7,7 @@ export const SWEEP_BUDGET = 50;
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Larger members are none of the small JSON records swept here: left alone, unread. */
 const MAX_RECORD_BYTES = 64 * 1024;
-/** Paths of malformed records already logged, so each is logged once per process. */
+/** Paths of malformed records already logged, so each is logged once while the server runs. */
 const REPORTED_PATHS = 1000;
 
 export interface SweepOptions {
@@ -62,7 +62,7 @@ export class ExpiredRecords {
    */
   async sweepIfDue(): Promise<void> {
     if (this.#now() < this.#nextPassAt) return;
-    // Set before the pass, so concurrent writes of this process do not start a second one.
+    // Set before the pass, so concurrent writes here do not start a second one.
     this.#nextPassAt = this.#now() + this.#intervalMs;
     try {
       if (!(await this.sweep()).finished) this.#nextPassAt = 0;
