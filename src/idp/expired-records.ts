@@ -28,9 +28,10 @@ export interface SweepPass {
 /**
  * Deletes the expired records of one container: JSON objects whose `expires` (milliseconds since the epoch)
  * is past. Each record is written once, when it is issued, so a member modified less than a lifetime ago is
- * skipped unread. A pass reads at most `budget` records, in path order after where the last pass stopped,
- * and deletes with `ifMatch` on the ETag it read, so a record changed meanwhile stays. Members that are no
- * such record (containers, other data, malformed JSON) are never deleted.
+ * skipped unread. A pass reads at most `budget` records, in path order after where the last pass stopped (one
+ * listing serves the passes until its members are all read), and deletes with `ifMatch` on the ETag it read,
+ * so a record changed meanwhile stays. Members that are no such record (containers, other data, malformed
+ * JSON) are never deleted.
  */
 export class ExpiredRecords {
   readonly #storage: StorageDriver;
@@ -41,8 +42,10 @@ export class ExpiredRecords {
   readonly #budget: number;
   readonly #intervalMs: number;
   readonly #reported = new BoundedCache<string, true>(REPORTED_PATHS);
-  /** The last path the previous pass read; the next pass starts after it. */
-  #cursor = '';
+  /** What the last listing found and no pass has read yet: a pass lists the container only when this is empty. */
+  #pending: string[] = [];
+  /** How many of `pending` passes have read. */
+  #done = 0;
   #nextPassAt = 0;
 
   constructor(storage: StorageDriver, container: string, now: () => number, log: (line: string) => void, options: SweepOptions) {
@@ -71,21 +74,24 @@ export class ExpiredRecords {
     }
   }
 
-  /** One pass over the container. */
+  /**
+   * One pass: the members the last listing found and no pass has read yet, or a new listing when none are
+   * left. A backlog of expired records is so worked off over several passes with one listing, not one each.
+   */
   async sweep(): Promise<SweepPass> {
-    const candidates = await this.#candidates();
+    if (this.#done === this.#pending.length) {
+      this.#pending = await this.#candidates();
+      this.#done = 0;
+    }
     const pass: SweepPass = { read: 0, deleted: 0, finished: true };
-    for (const path of candidates) {
-      if (path <= this.#cursor) continue;
+    while (this.#done < this.#pending.length) {
       if (pass.read === this.#budget) {
         pass.finished = false;
         return pass;
       }
       pass.read++;
-      this.#cursor = path;
-      if (await this.#deleteIfExpired(path)) pass.deleted++;
+      if (await this.#deleteIfExpired(this.#pending[this.#done++]!)) pass.deleted++;
     }
-    this.#cursor = '';
     return pass;
   }
 

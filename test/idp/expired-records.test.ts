@@ -79,6 +79,27 @@ describe('ExpiredRecords', () => {
     expect(await sweeper.sweep()).toEqual({ read: 1, deleted: 0, finished: true });
   });
 
+  it('works off a backlog from one listing, not a listing per pass', async () => {
+    let listings = 0;
+    const storage = new (class extends MemoryDriver {
+      override list(container: string) {
+        listings++;
+        return super.list(container);
+      }
+    })();
+    const time = clock();
+    const sweeper = new ExpiredRecords(storage, CONTAINER, time.now, () => {}, { lifetimeMs: LIFETIME, budget: 3 });
+    for (let index = 0; index < 10; index++) await record(storage, `r${index}`, time.now() + LIFETIME);
+    time.advance(PAST_LIFETIME);
+
+    const passes = [];
+    for (let pass = 0; pass < 4; pass++) passes.push(await sweeper.sweep());
+    expect(passes.map((pass) => pass.deleted)).toEqual([3, 3, 3, 1]);
+    expect(passes.at(-1)!.finished).toBe(true);
+    expect(listings).toBe(1);
+    expect(await names(storage)).toEqual([]);
+  });
+
   it('sweeps when due: once per interval after a finished pass, at once after an unfinished one', async () => {
     const storage = new MemoryDriver();
     const time = clock();
