@@ -78,7 +78,7 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
   const documentLoader = guardedDocumentLoader(deps.fetch);
   const contextLoader = guardedContextLoader(deps.fetch);
   const federation = createFederation<void>({
-    kv: new StorageKvStore(storage, now),
+    kv: new StorageKvStore(storage, now, log),
     documentLoaderFactory: () => documentLoader,
     contextLoaderFactory: () => contextLoader,
     authenticatedDocumentLoaderFactory: (identity) => guardedDocumentLoader(deps.fetch, identity),

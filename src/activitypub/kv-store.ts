@@ -1,4 +1,5 @@
 import type { KvKey, KvStore, KvStoreSetOptions } from '@fedify/fedify';
+import { ExpiredRecords } from '../idp/expired-records.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { hashName, KV_CONTAINER } from './paths.ts';
 import { readRecord, writeRecord } from './records.ts';
@@ -18,10 +19,13 @@ interface KvRecord {
 export class StorageKvStore implements KvStore {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  /** Records set with a ttl that nobody asks for again (idempotence keys, cached documents) would stay for ever. */
+  readonly #expired: ExpiredRecords;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#now = now;
+    this.#expired = new ExpiredRecords(storage, KV_CONTAINER, now, log, { lifetimeMs: 0, expiryOptional: true });
   }
 
   async #path(key: KvKey): Promise<string> {
@@ -43,6 +47,7 @@ export class StorageKvStore implements KvStore {
     const ttl = options?.ttl?.total('millisecond');
     const record: KvRecord = { key, value, ...(ttl !== undefined && { expires: this.#now() + ttl }) };
     await writeRecord(this.#storage, await this.#path(key), record);
+    if (ttl !== undefined) await this.#expired.sweepIfDue();
   }
 
   async delete(key: KvKey): Promise<void> {

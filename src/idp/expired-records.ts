@@ -11,8 +11,13 @@ const MAX_RECORD_BYTES = 64 * 1024;
 const REPORTED_PATHS = 1000;
 
 export interface SweepOptions {
-  /** How long after it is written a record expires: younger members cannot have expired and are not read. */
+  /**
+   * How long after it is written a record expires: younger members cannot have expired and are not read.
+   * 0 where records live for different times (every member is read).
+   */
   lifetimeMs: number;
+  /** True where a record without `expires` is kept until deleted (not malformed, never reported). */
+  expiryOptional?: boolean;
   budget?: number;
   intervalMs?: number;
 }
@@ -41,6 +46,7 @@ export class ExpiredRecords {
   readonly #lifetimeMs: number;
   readonly #budget: number;
   readonly #intervalMs: number;
+  readonly #expiryOptional: boolean;
   readonly #reported = new BoundedCache<string, true>(REPORTED_PATHS);
   /** What the last listing found and no pass has read yet: a pass lists the container only when this is empty. */
   #pending: string[] = [];
@@ -56,6 +62,7 @@ export class ExpiredRecords {
     this.#lifetimeMs = options.lifetimeMs;
     this.#budget = options.budget ?? SWEEP_BUDGET;
     this.#intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+    this.#expiryOptional = options.expiryOptional ?? false;
   }
 
   /**
@@ -97,7 +104,7 @@ export class ExpiredRecords {
 
   /** Members old enough to have expired, in path order. */
   async #candidates(): Promise<string[]> {
-    const oldEnough = (member: ResourceMeta) => !member.isContainer && member.modified + this.#lifetimeMs <= this.#now();
+    const oldEnough = (member: ResourceMeta) => !member.isContainer && (this.#lifetimeMs === 0 || member.modified + this.#lifetimeMs <= this.#now());
     const paths: string[] = [];
     try {
       for await (const member of this.#storage.list(this.#container)) if (oldEnough(member)) paths.push(member.path);
@@ -116,12 +123,12 @@ export class ExpiredRecords {
       this.#reportMalformed(path, 'it is too large');
       return false;
     }
-    const expires = expiryOf(await new Response(stored.body).text());
-    if (expires === null) {
+    const record = recordOf(await new Response(stored.body).text());
+    if (!record || (record.expires === undefined && !this.#expiryOptional)) {
       this.#reportMalformed(path, 'it is not a JSON object with a numeric "expires"');
       return false;
     }
-    if (expires > this.#now()) return false;
+    if (record.expires === undefined || record.expires > this.#now()) return false;
     return (await this.#storage.delete(path, { ifMatch: stored.meta.etag })) !== null;
   }
 
@@ -132,7 +139,8 @@ export class ExpiredRecords {
   }
 }
 
-function expiryOf(text: string): number | null {
+/** The record's expiry: `expires` absent is undefined; null for anything but a JSON object with a numeric or no `expires`. */
+function recordOf(text: string): { expires?: number } | null {
   let record: unknown;
   try {
     record = JSON.parse(text);
@@ -141,5 +149,6 @@ function expiryOf(text: string): number | null {
   }
   if (typeof record !== 'object' || record === null) return null;
   const { expires } = record as { expires?: unknown };
-  return typeof expires === 'number' && Number.isFinite(expires) ? expires : null;
+  if (expires === undefined) return {};
+  return typeof expires === 'number' && Number.isFinite(expires) ? { expires } : null;
 }
