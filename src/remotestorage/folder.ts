@@ -41,23 +41,33 @@ async function membersOf(storage: StorageDriver, container: string): Promise<rea
  * no document anywhere beneath it is empty: its parent does not list it. ACL documents and the server's
  * own files are no items.
  */
-export async function describeFolder(storage: StorageDriver, container: string): Promise<FolderDescription> {
+export function describeFolder(storage: StorageDriver, container: string): Promise<FolderDescription> {
+  return folderOf(storage, container, true);
+}
+
+/**
+ * The folder's description; `withDetails` false gives its documents' ETags only (all a parent needs of a
+ * sub-folder: the ETag hashes no more), so the walk beneath the folder asked for reads no document's type.
+ */
+async function folderOf(storage: StorageDriver, container: string, withDetails: boolean): Promise<FolderDescription> {
   const members = [...(await membersOf(storage, container))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const items: FolderDescription['items'] = {};
   for (const member of members) {
     if (isHiddenFromListing(member.path)) continue;
     if (member.isContainer) {
-      const folder = await describeFolder(storage, member.path);
+      const folder = await folderOf(storage, member.path, false);
       if (Object.keys(folder.items).length > 0) items[nameOf(member.path)] = { ETag: folder.etag };
       continue;
     }
-    items[nameOf(member.path)] = {
-      ETag: member.etag,
-      // Listings of the fs driver leave the type out (it may sit in a sidecar): ask for it then.
-      'Content-Type': member.contentType ?? (await storage.head(member.path))?.contentType ?? 'application/octet-stream',
-      'Content-Length': member.size,
-      'Last-Modified': new Date(member.modified).toUTCString(),
-    };
+    items[nameOf(member.path)] = withDetails
+      ? {
+          ETag: member.etag,
+          // Listings of the fs driver leave the type out (it may sit in a sidecar): ask for it then.
+          'Content-Type': member.contentType ?? (await storage.head(member.path))?.contentType ?? 'application/octet-stream',
+          'Content-Length': member.size,
+          'Last-Modified': new Date(member.modified).toUTCString(),
+        }
+      : { ETag: member.etag };
   }
   const versions = Object.entries(items).map(([name, item]) => [name, item.ETag]);
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(JSON.stringify(versions)));
