@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import { Delivery } from '../../src/activitypub/delivery.ts';
@@ -13,26 +13,17 @@ import { StorageMessageQueue, type MessageQueueOptions } from '../../src/activit
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { withSharedPreconditions } from '../../src/cluster/shared-preconditions.ts';
-import type { SharedState } from '../../src/cluster/shared-state.ts';
-import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { startTestRedis, type TestRedis } from '../support/redis.ts';
+import { useTestRedis } from '../support/redis.ts';
 
 const KEY_ID = 'https://pod.example/profile/card#main-key';
 const keys = crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let redis: TestRedis;
-const states: SharedState[] = [];
+const redis = useTestRedis();
 const roots: string[] = [];
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-
 afterAll(async () => {
-  for (const state of states) await state.close();
-  await redis?.stop();
   for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
@@ -44,8 +35,7 @@ async function dataDirectory(): Promise<string> {
 
 /** One instance on the data directory `root`, with the queue options `options`. */
 async function instance(root: string, logs: string[] = [], options: Omit<MessageQueueOptions, 'shared'> = {}) {
-  const shared = await openRedisSharedState(redis.url, () => undefined);
-  states.push(shared);
+  const shared = await redis.connect();
   const storage = withSharedPreconditions(await FsDriver.open(root, { revalidateAfterMs: 0 }), shared);
   return { storage, queue: new StorageMessageQueue(storage, Date.now, (line) => logs.push(line), { ...options, shared }) };
 }
@@ -175,8 +165,7 @@ describe('two apps on one data directory (--activitypub --redis-url)', () => {
     const config = resolveConfig({ flags: { quiet: true, rateLimit: false, activitypub: true, singleUser: true, singleUserName: '' } });
     const apps: App[] = [];
     for (let i = 0; i < 2; i++) {
-      const sharedState = await openRedisSharedState(redis.url, () => undefined);
-      states.push(sharedState);
+      const sharedState = await redis.connect();
       const storage = await FsDriver.open(root, { revalidateAfterMs: 0 });
       const app = createApp(config, { runtime: 'test', storage, log: () => undefined, fetch: remote, activityPub: () => import('../../src/activitypub/federation.ts'), sharedState });
       apps.push(app);

@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fanOut } from '../../src/cluster/fan-out.ts';
 import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { NostrEvent } from '../../src/nostr/event.ts';
 import { Relay } from '../../src/nostr/relay.ts';
-import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
 import { Author } from '../nostr/support.ts';
-import { startTestRedis, type TestRedis } from '../support/redis.ts';
+import { useTestRedis } from '../support/redis.ts';
 
-let redis: TestRedis;
-const states: SharedState[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-
-afterAll(async () => {
-  for (const state of states) await state.close();
-  await redis?.stop();
-});
+const redis = useTestRedis();
 
 /** A relay as the nostr feature builds it with --redis-url, with its own connection to the shared Redis. */
 async function relayInstance() {
-  const state = await openRedisSharedState(redis.url, () => undefined);
-  states.push(state);
+  const state = await redis.connect();
   const peers = fanOut<NostrEvent>(state, 'nostr', (event) => void relay.publish(event, true), () => undefined);
   const relay: Relay = new Relay({ maxEvents: 100, now: Date.now, log: () => undefined, announce: (event) => peers.send(event) });
   await peers.init();

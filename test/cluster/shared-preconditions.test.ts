@@ -3,30 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withSharedPreconditions } from '../../src/cluster/shared-preconditions.ts';
-import type { SharedState } from '../../src/cluster/shared-state.ts';
-import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { startTestRedis, type TestRedis } from '../support/redis.ts';
+import { useTestRedis } from '../support/redis.ts';
 
-let redis: TestRedis;
+const redis = useTestRedis();
 let root: string;
-const states: SharedState[] = [];
 
 beforeAll(async () => {
-  redis = await startTestRedis();
   root = await mkdtemp(join(tmpdir(), 'svc-preconditions-'));
 });
 
 afterAll(async () => {
-  for (const state of states) await state.close();
-  await redis?.stop();
   await rm(root, { recursive: true, force: true });
 });
 
 /** One instance's view of the shared directory: its own driver (own caches and locks), its own Redis connection. */
 async function instance() {
-  const state = await openRedisSharedState(redis.url, () => undefined);
-  states.push(state);
+  const state = await redis.connect();
   return withSharedPreconditions(await FsDriver.open(root, { revalidateAfterMs: 0 }), state);
 }
 

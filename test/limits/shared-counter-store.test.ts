@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
-import type { SharedState } from '../../src/cluster/shared-state.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
-import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
-import { startTestRedis, type TestRedis } from '../support/redis.ts';
+import { useTestRedis } from '../support/redis.ts';
 
-let redis: TestRedis;
-const states: SharedState[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-
-afterAll(async () => {
-  for (const state of states) await state.close();
-  await redis?.stop();
-});
+const redis = useTestRedis();
 
 /** An instance of the server with its own connection to the shared Redis; every request comes from one address. */
 async function instance(flags: Record<string, unknown>): Promise<App> {
-  const sharedState = await openRedisSharedState(redis.url, () => undefined);
-  states.push(sharedState);
+  const sharedState = await redis.connect();
   const config = resolveConfig({ flags: { quiet: true, public: true, rateLimit: true, ...flags } });
   return createApp(config, { runtime: 'test', storage: new MemoryDriver(), log: () => undefined, clientAddress: () => '192.0.2.7', sharedState });
 }

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SharedStateUnavailable, type SharedState } from '../../src/cluster/shared-state.ts';
-import { openRedisSharedState } from '../../runtimes/node/redis-shared-state.ts';
-import { startTestRedis, type TestRedis } from '../support/redis.ts';
+import { useTestRedis } from '../support/redis.ts';
 
-let redis: TestRedis;
+const redis = useTestRedis();
 let first: SharedState;
 let second: SharedState;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  redis = await startTestRedis();
-  first = await openRedisSharedState(redis.url, (line) => lines.push(line));
-  second = await openRedisSharedState(redis.url, (line) => lines.push(line));
-});
-
-afterAll(async () => {
-  await first?.close();
-  await second?.close();
-  await redis?.stop();
+  first = await redis.connect((line) => lines.push(line));
+  second = await redis.connect((line) => lines.push(line));
 });
 
 describe('the Redis shared state', () => {

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SharedState } from '../../../src/cluster/shared-state.ts';
 import { SharedReplayCache } from '../../../src/auth/solid-oidc/shared-replay-cache.ts';
-import { openRedisSharedState } from '../../../runtimes/node/redis-shared-state.ts';
-import { startTestRedis, type TestRedis } from '../../support/redis.ts';
+import { useTestRedis } from '../../support/redis.ts';
 
-let redis: TestRedis;
+const redis = useTestRedis();
 let first: SharedState;
 let second: SharedState;
 
 beforeAll(async () => {
-  redis = await startTestRedis();
-  first = await openRedisSharedState(redis.url, () => undefined);
-  second = await openRedisSharedState(redis.url, () => undefined);
-});
-
-afterAll(async () => {
-  await first?.close();
-  await second?.close();
-  await redis?.stop();
+  first = await redis.connect();
+  second = await redis.connect();
 });
 
 describe('the shared replay cache', () => {
