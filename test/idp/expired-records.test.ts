@@ -3,6 +3,7 @@ import { ExpiredRecords } from '../../src/idp/expired-records.ts';
 import type { StorageDriver, StoredBody } from '../../src/storage/types.ts';
 import { wrapWrites } from '../../src/storage/wrap.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { memberNames } from '../support/storage.ts';
 
 const CONTAINER = '/.server/test-records/';
 const MINUTE = 60_000;
@@ -19,11 +20,7 @@ function clock() {
 const put = (storage: StorageDriver, name: string, body: string) => storage.put(CONTAINER + name, body, { contentType: 'application/json' });
 const record = (storage: StorageDriver, name: string, expires: number) => put(storage, name, JSON.stringify({ grant: { clientId: 'c' }, expires }));
 
-async function names(storage: StorageDriver): Promise<string[]> {
-  const found: string[] = [];
-  for await (const member of storage.list(CONTAINER)) found.push(member.path.slice(CONTAINER.length));
-  return found.sort();
-}
+const names = (storage: StorageDriver) => memberNames(storage, CONTAINER);
 
 describe('ExpiredRecords', () => {
   it('deletes the expired records and leaves live records, containers and malformed members alone', async () => {

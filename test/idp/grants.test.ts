@@ -2,21 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { GrantStore, type CodeGrant, type PasskeyChallenge, type RefreshGrant } from '../../src/idp/grants.ts';
 import { CODES, PASSKEY_CHALLENGES, REFRESH_TOKENS } from '../../src/idp/paths.ts';
 import { sha256 } from '../../src/idp/random.ts';
-import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { memberNames } from '../support/storage.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const CODE: CodeGrant = { clientId: 'app', redirectUri: 'https://app.example/cb', codeChallenge: 'x'.repeat(43), accountId: 'alice', scope: 'openid webid', authTime: 1 };
 const REFRESH: RefreshGrant = { clientId: 'app', accountId: 'alice', scope: 'openid offline_access' };
 const CHALLENGE: PasskeyChallenge = { purpose: 'login', browser: 'b'.repeat(43) };
-
-async function members(storage: StorageDriver, container: string): Promise<string[]> {
-  if (!(await storage.head(container))) return [];
-  const found: string[] = [];
-  for await (const member of storage.list(container)) found.push(member.path.slice(container.length));
-  return found.sort();
-}
 
 const hashes = (...secrets: string[]) => Promise.all(secrets.map(sha256)).then((found) => found.sort());
 
@@ -39,17 +32,17 @@ describe('GrantStore: expired one-time grants are removed from storage', () => {
     const challenge = await grants.passkeyChallenges.issue(CHALLENGE);
     const refresh = await grants.refreshTokens.issue(REFRESH);
 
-    expect(await members(storage, CODES)).toEqual(await hashes(code));
-    expect(await members(storage, PASSKEY_CHALLENGES)).toEqual(await hashes(challenge));
-    expect(await members(storage, REFRESH_TOKENS)).toEqual(await hashes(oldRefresh, refresh));
+    expect(await memberNames(storage, CODES)).toEqual(await hashes(code));
+    expect(await memberNames(storage, PASSKEY_CHALLENGES)).toEqual(await hashes(challenge));
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(oldRefresh, refresh));
     expect(await grants.codes.redeem(oldCode)).toBeNull();
     expect(await grants.passkeyChallenges.redeem(oldChallenge)).toBeNull();
 
     advance(30 * DAY - 5 * MINUTE);
     const lastRefresh = await grants.refreshTokens.issue(REFRESH);
-    expect(await members(storage, REFRESH_TOKENS)).toEqual(await hashes(refresh, lastRefresh));
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(refresh, lastRefresh));
     expect(await grants.refreshTokens.redeem(refresh)).toEqual(REFRESH);
-    expect(await members(storage, REFRESH_TOKENS)).toEqual(await hashes(lastRefresh));
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(lastRefresh));
   });
 
   it('sweeps again after the interval, and leaves a malformed record alone, logged once', async () => {
@@ -59,13 +52,13 @@ describe('GrantStore: expired one-time grants are removed from storage', () => {
     advance(2 * MINUTE);
     // The first pass ran with `first` and found nothing to do: the next is 10 minutes later.
     const second = await grants.codes.issue(CODE);
-    expect(await members(storage, CODES)).toEqual([...(await hashes(first, second)), 'malformed'].sort());
+    expect(await memberNames(storage, CODES)).toEqual([...(await hashes(first, second)), 'malformed'].sort());
     advance(9 * MINUTE);
     const third = await grants.codes.issue(CODE);
-    expect(await members(storage, CODES)).toEqual([...(await hashes(third)), 'malformed'].sort());
+    expect(await memberNames(storage, CODES)).toEqual([...(await hashes(third)), 'malformed'].sort());
     advance(11 * MINUTE);
     await grants.codes.issue(CODE);
-    expect(await members(storage, CODES)).toContain('malformed');
+    expect(await memberNames(storage, CODES)).toContain('malformed');
     expect(logs).toEqual([`expired records: ${CODES}malformed is left alone: it is not a JSON object with a numeric "expires"`]);
   });
 });

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { NostrKeyStore } from '../../src/idp/nostr-keys.ts';
 import { NOSTR_CHALLENGES, NOSTR_KEYS } from '../../src/idp/paths.ts';
-import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { memberNames } from '../support/storage.ts';
 
 const MINUTE = 60_000;
 const PUBKEY = 'a'.repeat(64);
-
-async function members(storage: StorageDriver, container: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const member of storage.list(container)) found.push(member.path.slice(container.length));
-  return found.sort();
-}
 
 describe('NostrKeyStore: expired link challenges are removed from storage', () => {
   it('sweeps challenges never answered once expired, and leaves linked keys alone', async () => {
@@ -25,10 +19,10 @@ describe('NostrKeyStore: expired link challenges are removed from storage', () =
     time += 10 * MINUTE + MINUTE;
     const live = await keys.newChallenge('alice');
 
-    expect(await members(storage, NOSTR_CHALLENGES)).toEqual([`${live}.json`]);
+    expect(await memberNames(storage, NOSTR_CHALLENGES)).toEqual([`${live}.json`]);
     expect(await keys.useChallenge(unanswered, 'alice')).toBe(false);
     expect(await keys.useChallenge(live, 'alice')).toBe(true);
-    expect(await members(storage, NOSTR_KEYS)).toEqual([`${PUBKEY}.json`]);
+    expect(await memberNames(storage, NOSTR_KEYS)).toEqual([`${PUBKEY}.json`]);
     expect(await keys.accountOf(PUBKEY)).toBe('alice');
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/idp/random.ts';
 import { ACCESS_TOKENS, CODES, REFRESH_TOKENS } from '../../src/oauth/paths.ts';
 import { TokenStore, type CodeGrant, type TokenGrant } from '../../src/oauth/tokens.ts';
-import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { memberNames } from '../support/storage.ts';
 import { idpApp } from '../idp/support.ts';
 import { basic, registerApp, tokenRequest } from './support.ts';
 
@@ -11,13 +11,6 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const GRANT: TokenGrant = { clientId: 'app', accountId: 'alice', scopes: ['read'] };
 const CODE: CodeGrant = { ...GRANT, accountId: 'alice', redirectUri: 'urn:ietf:wg:oauth:2.0:oob' };
-
-async function members(storage: StorageDriver, container: string): Promise<string[]> {
-  if (!(await storage.head(container))) return [];
-  const found: string[] = [];
-  for await (const member of storage.list(container)) found.push(member.path.slice(container.length));
-  return found.sort();
-}
 
 const hashes = (...tokens: string[]) => Promise.all(tokens.map(sha256)).then((found) => found.sort());
 
@@ -34,21 +27,21 @@ describe('TokenStore: expired tokens and codes are removed from storage', () => 
     const { storage, tokens, advance } = tokenStore();
     const revoked = await tokens.issue(GRANT, true);
     await tokens.revoke(revoked.refreshToken!, 'app');
-    expect(await members(storage, ACCESS_TOKENS)).toEqual([]);
-    expect(await members(storage, REFRESH_TOKENS)).toEqual([]);
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual([]);
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual([]);
     const first = await tokens.issue(GRANT, true);
     const appToken = await tokens.issue({ clientId: 'app', scopes: ['read'] }, false);
     advance(DAY + MINUTE);
     const second = await tokens.issue(GRANT, true);
 
-    expect(await members(storage, ACCESS_TOKENS)).toEqual(await hashes(second.accessToken));
-    expect(await members(storage, REFRESH_TOKENS)).toEqual(await hashes(first.refreshToken!, second.refreshToken!));
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual(await hashes(second.accessToken));
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(first.refreshToken!, second.refreshToken!));
     expect(await tokens.lookup(second.accessToken)).toMatchObject({ record: { grant: GRANT } });
 
     advance(90 * DAY);
     const third = await tokens.issue(GRANT, true);
-    expect(await members(storage, ACCESS_TOKENS)).toEqual(await hashes(third.accessToken));
-    expect(await members(storage, REFRESH_TOKENS)).toEqual(await hashes(third.refreshToken!));
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual(await hashes(third.accessToken));
+    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(third.refreshToken!));
     expect(await tokens.lookup(appToken.accessToken)).toBeNull();
   });
 
@@ -58,17 +51,17 @@ describe('TokenStore: expired tokens and codes are removed from storage', () => 
     const early = await tokens.issue(GRANT, false);
     advance(DAY + MINUTE);
     const late = await tokens.issue(GRANT, false);
-    expect(await members(storage, ACCESS_TOKENS)).toEqual(await hashes(late.accessToken));
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual(await hashes(late.accessToken));
 
     advance(DAY - 5 * MINUTE);
     const next = await tokens.issue(GRANT, false);
     advance(6 * MINUTE);
     // The last pass was 6 minutes ago: `late` has expired but stays until the next pass is due.
     const soon = await tokens.issue(GRANT, false);
-    expect(await members(storage, ACCESS_TOKENS)).toEqual(await hashes(late.accessToken, next.accessToken, soon.accessToken));
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual(await hashes(late.accessToken, next.accessToken, soon.accessToken));
     advance(5 * MINUTE);
     const after = await tokens.issue(GRANT, false);
-    expect(await members(storage, ACCESS_TOKENS)).toEqual(await hashes(next.accessToken, soon.accessToken, after.accessToken));
+    expect(await memberNames(storage, ACCESS_TOKENS)).toEqual(await hashes(next.accessToken, soon.accessToken, after.accessToken));
     expect(await tokens.lookup(early.accessToken)).toBeNull();
   });
 
@@ -77,10 +70,10 @@ describe('TokenStore: expired tokens and codes are removed from storage', () => 
     await tokens.codes.issue(CODE);
     const redeemed = await tokens.codes.issue(CODE);
     expect(await tokens.codes.redeem(redeemed)).toEqual(CODE);
-    expect(await members(storage, CODES)).toHaveLength(1);
+    expect(await memberNames(storage, CODES)).toHaveLength(1);
     advance(10 * MINUTE + MINUTE);
     const live = await tokens.codes.issue(CODE);
-    expect(await members(storage, CODES)).toEqual(await hashes(live));
+    expect(await memberNames(storage, CODES)).toEqual(await hashes(live));
     expect(await tokens.codes.redeem(live)).toEqual(CODE);
   });
 
@@ -92,8 +85,8 @@ describe('TokenStore: expired tokens and codes are removed from storage', () => 
     const live = await tokens.issue(GRANT, false);
     advance(DAY + MINUTE);
     await tokens.issue(GRANT, false);
-    expect(await members(storage, ACCESS_TOKENS)).toHaveLength(2);
-    expect(await members(storage, ACCESS_TOKENS)).toContain('not-a-token');
+    expect(await memberNames(storage, ACCESS_TOKENS)).toHaveLength(2);
+    expect(await memberNames(storage, ACCESS_TOKENS)).toContain('not-a-token');
     expect(await tokens.lookup(live.accessToken)).toBeNull();
     expect(logs).toEqual([`expired records: ${ACCESS_TOKENS}not-a-token is left alone: it is not a JSON object with a numeric "expires"`]);
   });
@@ -110,10 +103,10 @@ describe('OAuth token endpoint: expired app tokens leave the storage', () => {
       return (await response.json()).access_token as string;
     };
     const first = await token();
-    expect(await members(app.storage, ACCESS_TOKENS)).toEqual(await hashes(first));
+    expect(await memberNames(app.storage, ACCESS_TOKENS)).toEqual(await hashes(first));
     clock += DAY + MINUTE;
     const second = await token();
-    expect(await members(app.storage, ACCESS_TOKENS)).toEqual(await hashes(second));
+    expect(await memberNames(app.storage, ACCESS_TOKENS)).toEqual(await hashes(second));
     expect((await app.request('/api/v1/apps/verify_credentials', { headers: { authorization: `Bearer ${second}` } })).status).toBe(200);
   });
 });
