@@ -1,30 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { loadOrCreateActorKeys } from '../../src/activitypub/keys.ts';
-import { INBOX_CONTAINER, KEY_PAIR_PATH } from '../../src/activitypub/paths.ts';
+import { INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
-import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
-import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp } from '../support/app.ts';
+import { noOutbound, offlinePlatform as platform, storageWithActorKeys } from './offline.ts';
 import { actorSchema, jrdSchema, nodeInfo21Schema, nodeInfoLinksSchema, schemaErrors } from './schemas.ts';
 
 const AS = 'application/activity+json';
 const NOSTR = 'a'.repeat(64);
-/** These tests reach no other server. */
-const noOutbound = async (url: string | URL) => {
-  throw new OutboundFetchRefused(String(url), 'no network in this test');
-};
-const platform = { fetch: noOutbound, activityPub: () => import('../../src/activitypub/federation.ts') };
-
-/** One generated key pair for every test (RSA generation takes seconds), copied into each fresh storage. */
-const storedKeyPair = (async () => {
-  const storage = new MemoryDriver();
-  await loadOrCreateActorKeys(storage, Date.now);
-  return new Response((await storage.get(KEY_PAIR_PATH))!.body).text();
-})();
 
 async function federatedApp(flags: Record<string, unknown> = {}, fetch: typeof noOutbound = noOutbound) {
-  const storage = new MemoryDriver();
-  await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
+  const storage = await storageWithActorKeys();
   const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', apDisplayName: 'Alice', apSummary: 'Pods and posts', ...flags }, storage, { ...platform, fetch });
   const { token } = await test.app.singleUserPod!();
   return { ...test, token: token! };

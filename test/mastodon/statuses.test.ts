@@ -1,32 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { loadOrCreateActorKeys } from '../../src/activitypub/keys.ts';
-import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, KEY_PAIR_PATH, OUTBOX_CONTAINER } from '../../src/activitypub/paths.ts';
+import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, OUTBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
 import type { OutboundFetch } from '../../src/platform.ts';
-import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { json, PASSWORD } from '../idp/support.ts';
 import { bearer, OOB, outOfBandCode, registerApp, tokenRequest } from '../oauth/support.ts';
+import { noOutbound, offlinePlatform as platform, storageWithActorKeys } from '../activitypub/offline.ts';
 import { BASE, makeApp, type TestApp } from '../support/app.ts';
 
-/** These tests reach no other server: deliveries wait in the queue. */
-const noOutbound = async (url: string | URL) => {
-  throw new OutboundFetchRefused(String(url), 'no network in this test');
-};
-const platform = { fetch: noOutbound, activityPub: () => import('../../src/activitypub/federation.ts') };
-const storedKeyPair = (async () => {
-  const storage = new MemoryDriver();
-  await loadOrCreateActorKeys(storage, Date.now);
-  return new Response((await storage.get(KEY_PAIR_PATH))!.body).text();
-})();
 
 const ACTOR = `${BASE}/profile/card`;
 const REMOTE = 'https://remote.example/users/carol';
 
 /** A single-user server with the IdP and ActivityPub, its owner registered at the IdP. */
 async function socialApp(fetch: OutboundFetch = noOutbound): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
-  const storage = new MemoryDriver();
-  await storage.put(KEY_PAIR_PATH, await storedKeyPair, { contentType: 'application/json' });
+  const storage = await storageWithActorKeys();
   // A clock that moves on each time it is read, so posts made in one millisecond still come in order.
   let clock = Date.now();
   const app = makeApp({ idp: true, activitypub: true, singleUser: true, singleUserName: '', apUsername: 'alice' }, storage, { ...platform, fetch, now: () => ++clock });
