@@ -6,6 +6,7 @@ import { Create, Follow, generateCryptoKeyPair, isActor, Note, signRequest } fro
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { startFedifyPeer, type FedifyPeer } from './fedify-peer.ts';
 import { actorSchema, jrdSchema, nodeInfo21Schema, schemaErrors } from './schemas.ts';
@@ -24,16 +25,6 @@ async function startPod(name: string): Promise<Pod> {
   const svc = await startSvc([...ARGS, '--ap-username', name, '--ap-display-name', name.toUpperCase()]);
   const token = /owner token[^\n]*\n(\S+)/.exec(svc.output())![1]!;
   return { svc, base: svc.base, actor: `${svc.base}/profile/card`, token };
-}
-
-/** Asks `probe` again until it answers something other than undefined (delivery runs in the background). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 240; attempt++) {
-    const answer = await probe();
-    if (answer !== undefined) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 async function getJson(url: string, headers: Record<string, string> = { accept: AS }): Promise<any> {

@@ -8,6 +8,7 @@ import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD } from '../idp/support.ts';
 import { OOB, outOfBandCode } from '../oauth/support.ts';
+import { eventually } from '../support/eventually.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 
 const ARGS = ['--idp', '--activitypub', '--single-user', '--single-user-name', '', '--allow-private-fetch', '--quiet'];
@@ -21,16 +22,6 @@ async function startPod(name: string): Promise<Pod> {
   const svc = await startSvc([...ARGS, '--ap-username', name, '--ap-display-name', name.toUpperCase()]);
   const token = /owner token \(send it[^\n]*\n(\S+)/.exec(svc.output())![1]!;
   return { svc, token };
-}
-
-/** Asks `probe` again until it answers something other than undefined (delivery runs in the background). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 240; attempt++) {
-    const answer = await probe();
-    if (answer !== undefined) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 let alice: Pod;
