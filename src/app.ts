@@ -15,6 +15,7 @@ import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
+import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { idpFeature } from './idp/feature.ts';
 import { invitesFeature } from './invites/feature.ts';
@@ -124,6 +125,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     await next();
     applyCors(c.req.raw, c.res.headers);
   });
+  // Stored content never runs with the origin of the server's own pages (docs/security.md).
+  app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
   app.onError((error) => errorToResponse(error, log));
   if (webIdTls) {
     // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.

@@ -43,11 +43,27 @@ export function allowFor(isContainer: boolean, isStorageRoot = false): string {
   return isContainer ? 'OPTIONS, HEAD, GET, POST, PUT, DELETE' : 'OPTIONS, HEAD, GET, PUT, PATCH, DELETE';
 }
 
-/** CORS for browser apps: reflect the origin (credentials need that) and expose every header they read. */
+/**
+ * The server's own pages and endpoints (`/idp/*`, `/oauth/*`): the identity provider's session cookie rides
+ * on browser requests there, so they are no API for other origins (docs/security.md).
+ */
+export function isServerPagePath(url: string): boolean {
+  const path = url.indexOf('/', url.indexOf('//') + 2);
+  return path !== -1 && (url.startsWith('/idp/', path) || url.startsWith('/oauth/', path));
+}
+
+/**
+ * CORS for browser apps: on resources, reflect the origin (credentialed requests need that) and expose every
+ * header they read. The server's own pages answer any origin, but never with credentials: an app reads the
+ * token endpoint's answer, no page reads another's session.
+ */
 export function applyCors(request: Request, headers: Headers): void {
   const origin = request.headers.get('origin');
-  headers.set('Access-Control-Allow-Origin', origin ?? '*');
-  if (origin) headers.set('Access-Control-Allow-Credentials', 'true');
+  // A sandboxed page (a stored one, see isolation.ts) has the opaque origin "null": no credentials for it.
+  if (origin && origin !== 'null' && !isServerPagePath(request.url)) {
+    headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Allow-Credentials', 'true');
+  } else headers.set('Access-Control-Allow-Origin', '*');
   headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   if (request.method === 'OPTIONS') {
     headers.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE');

@@ -2,14 +2,15 @@ import type { CredentialVerifier } from '../auth/authenticate.ts';
 import { jose } from '../auth/jose.ts';
 import type { Config } from '../config/options.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
-import { issuerFor } from './issuer.ts';
+import { endpointOf, issuerFor } from './issuer.ts';
+import { CREDENTIALS_PATH } from './paths.ts';
 import { SIGNING_ALGORITHM, type SigningKey } from './keys.ts';
 
 const VERIFIED_TOKENS = 10_000;
 
 /**
- * `Authorization: Bearer <token>` with an access token of this identity provider (from `/idp/credentials`
- * without a DPoP proof). Tokens signed by any other key are left to the next verifier (null); DPoP-bound
+ * `Authorization: Bearer <token>` with an access token of this identity provider from `/idp/credentials`
+ * without a DPoP proof (the only kind it issues unbound). Tokens signed by any other key are left to the next verifier (null); DPoP-bound
  * tokens sent as Bearer never get here (src/auth/solid-oidc/verifier.ts refuses them first).
  */
 export function idpBearerVerifier(config: Config, signingKey: () => Promise<SigningKey>, now: () => number): CredentialVerifier {
@@ -33,6 +34,8 @@ export function idpBearerVerifier(config: Config, signingKey: () => Promise<Sign
       try {
         const { payload } = await jwtVerify(token, key.publicKey, { algorithms: [SIGNING_ALGORITHM], issuer, audience: 'solid', requiredClaims: ['exp'], currentDate: new Date(now()) });
         if (typeof payload.webid !== 'string') return { error: 'the access token names no WebID' };
+        // Only the script login's tokens are Bearer tokens; the token endpoint's are DPoP-bound (token.ts).
+        if (payload.client_id !== endpointOf(issuer, CREDENTIALS_PATH) || payload.cnf !== undefined) return { error: 'this access token is not a Bearer token: send it as DPoP with a proof' };
         verified.set(token, { webId: payload.webid, issuer, expiresMs: payload.exp! * 1000 });
         return { webId: payload.webid };
       } catch (error) {

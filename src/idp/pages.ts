@@ -19,6 +19,24 @@ label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizi
 button{margin-top:1rem;padding:.5rem 1rem}.error{color:#a00;border:1px solid #a00;padding:.5rem}
 .note{color:#555}code{word-break:break-all}table{border-collapse:collapse}td{padding:.2rem .5rem .2rem 0}`;
 
+const STYLE_SOURCE = hashSource(STYLE);
+
+/**
+ * The headers of every page of the identity provider and OAuth: never cached, never framed (`frame-ancestors`,
+ * and `X-Frame-Options` for older browsers), in a browsing context group of their own (a window another page
+ * opened gets no handle on them), with only the page's own script and style.
+ */
+function pageHeaders(policy: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Referrer-Policy': 'same-origin',
+    'Content-Security-Policy': policy,
+  };
+}
+
 /**
  * A whole page; `body` is trusted HTML built from escaped parts. A page with passkey buttons (`passkeys`)
  * carries their script inline; the CSP allows each script the page holds by its hash, and lets it fetch from its own origin.
@@ -35,10 +53,7 @@ ${script}</body></html>
   // Only the scripts this page holds may run, and only they may fetch (from this origin).
   const sources = PAGE_SCRIPTS.filter(({ tag }) => html.includes(tag)).map(({ source }) => source);
   const scripts = sources.length > 0 ? ` script-src ${sources.join(' ')}; connect-src 'self';` : '';
-  return new Response(html, {
-    status,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', "Content-Security-Policy": `default-src 'none';${scripts} style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'`, ...headers },
-  });
+  return new Response(html, { status, headers: { ...pageHeaders(`default-src 'none';${scripts} style-src ${STYLE_SOURCE}; base-uri 'none'; form-action 'self' http: https:; frame-ancestors 'none'`), ...headers } });
 }
 
 const hidden = (fields: Record<string, string>) =>

@@ -16,10 +16,21 @@ export function readCookie(request: Request, name: string): string | null {
   return null;
 }
 
-/** HttpOnly, SameSite=Lax, scoped to /idp/, and Secure whenever the page came over https. */
+const overHttps = (request: Request) => request.url.startsWith('https:');
+
+/**
+ * Over https a cookie's name has the `__Host-` prefix: the browser then keeps it only as set by this very host
+ * (Secure, no Domain, Path=/), so no sibling host (another pod's, in subdomain mode) can set or replace it.
+ * Over plain http (development on localhost) browsers refuse that prefix: the plain name, scoped to /idp/.
+ */
+function cookieName(request: Request, name: string): string {
+  return overHttps(request) ? `__Host-${name}` : name;
+}
+
+/** HttpOnly, SameSite=Lax, host-only (never a Domain attribute). */
 function cookie(request: Request, name: string, value: string, maxAge: number): string {
-  const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
-  return `${name}=${value}; Path=/idp/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+  const scope = overHttps(request) ? 'Path=/; Secure' : 'Path=/idp/';
+  return `${cookieName(request, name)}=${value}; ${scope}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}`;
 }
 
 /** Logged-in sessions (signed cookies, nothing stored) and the CSRF value every form carries. */
@@ -55,7 +66,7 @@ export class Sessions {
 
   /** The logged-in account; null without a valid session, or when the password changed since it began. */
   async current(request: Request): Promise<{ account: Account; authTime: number } | null> {
-    const value = readCookie(request, SESSION_COOKIE);
+    const value = readCookie(request, cookieName(request, SESSION_COOKIE));
     if (!value) return null;
     const { jwtVerify } = await import('jose');
     try {
@@ -70,11 +81,25 @@ export class Sessions {
 }
 
 /**
+ * Pages that hold the CSRF value (and the account's details) are for the browser's own windows only. A script
+ * that fetches one (even a page of this origin, such as the data browser's) is refused: the browser says what
+ * a request is for (`Sec-Fetch-Dest`, Fetch Metadata), `document` for a window's navigation, `empty` for
+ * fetch(); frames are refused by `frame-ancestors`. Clients outside a browser (curl, Node's fetch) send none.
+ */
+function requireNavigation(request: Request): void {
+  const destination = request.headers.get('sec-fetch-dest');
+  if (destination !== null && destination !== 'document') {
+    throw new HttpProblem(403, 'The pages of the identity provider are shown to a browser navigating to them, not read by scripts.', { type: 'navigation-only' });
+  }
+}
+
+/**
  * Double-submit CSRF protection: a random value in an HttpOnly cookie that each form repeats in a hidden
  * field. Another site can make a browser post a form here, but cannot read or set the value.
  */
 export function csrfFor(request: Request): { value: string; setCookie: string | null } {
-  const existing = readCookie(request, CSRF_COOKIE);
+  requireNavigation(request);
+  const existing = readCookie(request, cookieName(request, CSRF_COOKIE));
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { value: existing, setCookie: null };
   const value = randomToken();
   return { value, setCookie: cookie(request, CSRF_COOKIE, value, SESSION_SECONDS) };
@@ -82,11 +107,11 @@ export function csrfFor(request: Request): { value: string; setCookie: string | 
 
 /** The browser's CSRF value, which passkey challenges are bound to. */
 export function readCsrfCookie(request: Request): string | null {
-  return readCookie(request, CSRF_COOKIE);
+  return readCookie(request, cookieName(request, CSRF_COOKIE));
 }
 
 export function checkCsrf(request: Request, submitted: unknown): void {
-  const expected = readCookie(request, CSRF_COOKIE);
+  const expected = readCookie(request, cookieName(request, CSRF_COOKIE));
   const origin = request.headers.get('origin');
   const sameOrigin = origin === null || origin === new URL(request.url).origin;
   if (!expected || typeof submitted !== 'string' || !equalInConstantTime(expected, submitted) || !sameOrigin) {

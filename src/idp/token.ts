@@ -47,22 +47,22 @@ async function tokenAnswer(
   account: Account,
   client: Client,
   scope: string,
-  jkt: string | undefined,
+  jkt: string,
   options: { idToken: boolean; refresh: boolean; nonce?: string; authTime?: number },
 ): Promise<Response> {
   const issuer = issuerFor(idp.config, request);
   const key = await idp.signingKey();
-  const grant = { webId: webIdOf(idp.config, account, request), clientId: client.clientId, scope, ...(jkt && { jkt }) };
+  const grant = { webId: webIdOf(idp.config, account, request), clientId: client.clientId, scope, jkt };
   const body: Record<string, unknown> = {
     access_token: await mintAccessToken(key, issuer, grant, idp.now()),
-    token_type: jkt ? 'DPoP' : 'Bearer',
+    token_type: 'DPoP',
     expires_in: ACCESS_TOKEN_SECONDS,
     scope,
   };
   if (options.idToken) body.id_token = await mintIdToken(key, issuer, { ...grant, nonce: options.nonce, authTime: options.authTime }, idp.now());
   if (options.refresh) {
     // RFC 9449 §5: a public client's refresh token is bound to its DPoP key; a confidential client's to its secret.
-    const bind = jkt && !client.secretHash ? { jkt } : {};
+    const bind = client.secretHash ? {} : { jkt };
     body.refresh_token = await idp.grants.refreshTokens.issue({ clientId: client.clientId, accountId: account.id, scope, ...bind });
   }
   return Response.json(body, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
@@ -81,7 +81,10 @@ export async function handleToken(idp: IdpContext, request: Request): Promise<Re
   if (!secretMatches(client, secret === null ? null : await sha256(secret))) {
     throw oauthError(401, 'invalid_client', 'The client authentication failed (wrong or missing client_secret).', { 'WWW-Authenticate': 'Basic' });
   }
+  // Solid-OIDC tokens are bound to the client's key: one that leaks is of no use without the key. Scripts that
+  // want a plain Bearer token have POST /idp/credentials.
   const jkt = await dpopKeyOf(idp.proofs, request, idp.now());
+  if (!jkt) throw oauthError(400, 'invalid_dpop_proof', 'This token endpoint issues DPoP-bound tokens only: send a DPoP proof (RFC 9449) in the DPoP header. For a Bearer token, scripts use POST /idp/credentials.');
 
   switch (form.grant_type) {
     case 'authorization_code': {

@@ -1,5 +1,6 @@
 import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
 import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
+import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
@@ -7,6 +8,7 @@ import { JSON_LD, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/medi
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
 import { HTML_GRAPH_LIMITS, isGraphNotAvailable, isHtmlType, pageTooLarge } from '../rdf/html.ts';
 import { essenceOf } from '../storage/media-types.ts';
+import { parentOf } from '../storage/paths.ts';
 import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
@@ -170,6 +172,8 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
   }
   const storedType = meta.contentType ?? 'application/octet-stream';
   const storedEssence = essenceOf(storedType);
+  // In subdomain mode a pod's host runs its pages with the owner's origin: not a page anyone may post (an inbox).
+  if (ctx.config.subdomains && isActiveType(storedEssence)) sandboxIfOthersWrite(headers, (await ctx.access.allowedModes(ctx.caller, parentOf(path)!)).public);
 
   if (isRdfType(storedType)) {
     const offers = offersFor(ctx, storedEssence);

@@ -1,5 +1,6 @@
 import { ACCEPT_PATCH, allowFor, typeLinks, VARY } from '../http/headers.ts';
 import { formatEtag } from '../http/conditional.ts';
+import { sandboxIfOthersWrite } from '../http/isolation.ts';
 import { acceptedRdfInputs } from '../rdf/media.ts';
 import { isContainerPath } from '../storage/paths.ts';
 import type { ResourceMeta } from '../storage/types.ts';
@@ -30,7 +31,9 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
   }
   headers.set('MS-Author-Via', 'SPARQL');
   headers.set('Vary', VARY);
-  headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, path)));
+  const modes = await ctx.access.allowedModes(ctx.caller, path);
+  headers.set('WAC-Allow', formatWacAllow(modes));
+  sandboxIfOthersWrite(headers, modes.public);
   if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers);
   if (meta) {
     headers.set('ETag', formatEtag(meta.etag));

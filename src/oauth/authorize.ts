@@ -11,6 +11,7 @@ import { loginPage, page } from '../idp/pages.ts';
 import { checkCsrf, csrfFor } from '../idp/session.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { escapeHtml } from '../pods/layout.ts';
+import { onOwnHost } from '../pods/own-hosts.ts';
 import { redirectAllowed, type App } from './apps.ts';
 import type { OAuthContext } from './context.ts';
 import { appConsentPage, outOfBandCodePage } from './pages.ts';
@@ -75,6 +76,12 @@ async function validate(oauth: OAuthContext, request: Request, source: Record<st
   if (!redirectAllowed(app, redirectUri)) {
     const registered = app.redirectUris ? `one the app ${app.name} registered` : `on the app's origin ${app.clientId}`;
     return refusal(request, 400, 'invalid_redirect_uri', `The redirect_uri ${redirectUri.slice(0, 200)} is not ${registered}.`);
+  }
+  const here = new URL(request.url);
+  const onServer = (uri: string) => URL.canParse(uri) && onOwnHost(oauth.config, new URL(uri), here);
+  if (onServer(app.clientId) || onServer(redirectUri)) {
+    const what = onServer(app.clientId) ? `The app ${app.clientId.slice(0, 200)}` : `The redirect_uri ${redirectUri.slice(0, 200)}`;
+    return refusal(request, 400, onServer(app.clientId) ? 'invalid_client' : 'invalid_redirect_uri', `${what} is on this server, where pods keep their pages: a token sent there would reach a page a pod owner wrote. An app needs an origin of its own.`);
   }
   const outOfBand = redirectUri === OUT_OF_BAND;
   const responseType = fields.response_type === 'token' ? 'token' : 'code';

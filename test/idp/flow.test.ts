@@ -42,8 +42,12 @@ async function authorize(app: TestApp, clientId: string, challenge: string, clie
   return new URL(back.headers.get('location')!);
 }
 
-async function token(app: TestApp, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return app.request('/idp/token', form(fields, headers));
+let scriptKey: ReturnType<typeof dpopKey> | undefined;
+
+/** A token request; with a DPoP proof of one key unless it names its own proof or `proof` is false. */
+async function token(app: TestApp, fields: Record<string, string>, headers: Record<string, string> = {}, proof = true): Promise<Response> {
+  const dpop: Record<string, string> = proof && !('dpop' in headers) ? { dpop: await (await (scriptKey ??= dpopKey())).proof('POST', TOKEN_URL) } : {};
+  return app.request('/idp/token', form(fields, { ...headers, ...dpop }));
 }
 
 const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
@@ -207,7 +211,7 @@ describe('client credentials', () => {
 
     const bodyAuth = await token(app, { grant_type: 'client_credentials', client_id, client_secret });
     expect(bodyAuth.status).toBe(200);
-    expect((await bodyAuth.json()).token_type).toBe('Bearer');
+    expect((await bodyAuth.json()).token_type).toBe('DPoP');
 
     const listed = await app.request('/idp/client-credentials', { headers: { authorization: basic('alice@example.org', PASSWORD) } });
     expect(await listed.json()).toEqual([{ client_id, name: 'my script', created: expect.any(String) }]);
@@ -241,6 +245,23 @@ describe('client credentials', () => {
     expect(changed.status).toBe(200);
     expect((await app.request('/idp/account', { headers: { cookie: cookies } })).status).toBe(303);
     expect((await app.request('/idp/credentials', json({ email: 'alice@example.org', password: 'a new password' }))).status).toBe(200);
+  });
+
+  it('issues no token without a DPoP proof, and the resources take none of its tokens as Bearer', async () => {
+    const app = await idpApp();
+    const made = await app.request('/idp/client-credentials', json({ email: 'alice@example.org', password: PASSWORD, name: 'my script' }));
+    const { client_id, client_secret } = await made.json();
+    const unbound = await token(app, { grant_type: 'client_credentials', client_id, client_secret }, {}, false);
+    expect(unbound.status).toBe(400);
+    expect((await unbound.json()).error).toBe('invalid_dpop_proof');
+
+    const bound = await (await token(app, { grant_type: 'client_credentials', client_id, client_secret })).json();
+    const asBearer = await app.request('/alice/private/', { headers: { authorization: `Bearer ${bound.access_token}` } });
+    expect(asBearer.status).toBe(401);
+    // The script login still answers a Bearer token, which the resources take.
+    const script = await (await app.request('/idp/credentials', json({ email: 'alice@example.org', password: PASSWORD }))).json();
+    expect(script.token_type).toBe('Bearer');
+    expect((await app.request('/alice/private/', { headers: { authorization: `Bearer ${script.access_token}` } })).status).toBe(200);
   });
 
   it('refuses client_credentials for a dynamically registered client', async () => {
