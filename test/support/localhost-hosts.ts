@@ -23,3 +23,15 @@ const agent = new Agent({ connect: { lookup: loopbackLookup as never } });
 
 /** `fetch` that reaches `*.localhost` on the loopback address. */
 export const localhostFetch = ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+
+/**
+ * `fetch` that reaches `domain` and its subdomains on the loopback address. Browsers take `alice.localhost`
+ * and `localhost` for different sites; a test that needs a pod's host and the base domain to be one site, as
+ * `alice.pods.example.org` and `pods.example.org` are, uses a name such as `pods.test` with this.
+ */
+export function loopbackFetchFor(domain: string): typeof fetch {
+  const lookup = (hostname: string, options: { all?: boolean }, callback: LookupCallback) =>
+    hostname === domain || hostname.endsWith('.' + domain) ? loopbackLookup('localhost', options, callback) : dnsLookup(hostname, options, callback as never);
+  const dispatcher = new Agent({ connect: { lookup: lookup as never } });
+  return ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+}

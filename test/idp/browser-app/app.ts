@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   if (!info?.isLoggedIn) {
     status.textContent = 'logged out';
     document.getElementById('login')!.addEventListener('click', () => {
-      void login({ oidcIssuer: ISSUER, redirectUrl: location.origin + '/', clientName: 'Browser test app' });
+      void login({ oidcIssuer: ISSUER, redirectUrl: location.origin + location.pathname, clientName: 'Browser test app' });
     });
     return;
   }
