@@ -3,6 +3,7 @@
  * do; mashlib's own data fetches, `fetch`-style clients, non-RDF files and pod roots do not.
  */
 import { describe, expect, it } from 'vitest';
+import { STORED_CONTENT_POLICY } from '../../src/http/isolation.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { makeApp, type TestApp } from '../support/app.ts';
 
@@ -43,7 +44,8 @@ describe('--databrowser wrapper', () => {
       const response = await request('/data/doc.ttl', { headers: accept ? { accept } : {} });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/turtle/);
-      expect(response.headers.get('content-security-policy')).toBeNull();
+      // The stored document's sandbox, not the wrapper's policy.
+      expect(response.headers.get('content-security-policy')).toBe(STORED_CONTENT_POLICY);
     }
     const listing = await request('/data/', { headers: { accept: MASHLIB_FETCH } });
     expect(listing.headers.get('content-type')).toMatch(/^text\/turtle/);
