@@ -8,13 +8,12 @@
  * an app stored in alice's pod, on her pod's own host, uses localStorage and reads her private resource after
  * she logs in. Without chromium the test is skipped, except in CI (CI=true), where it fails.
  */
-import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loopbackFetchFor } from '../support/localhost-hosts.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
+import { bundleBrowserApp } from '../idp/browser-app/bundle.ts';
 import { PASSWORD } from '../idp/support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -336,17 +335,7 @@ describe.skipIf(!hasChromium)('stored pages cannot act with a logged-in visitor 
       const token = (await login.json()).access_token;
       const resource = world.podUrl('alice', '/private/app.txt');
       await put(world, resource, token, 'text/plain', ALICE_SECRET);
-      const bundle = await build({
-        entryPoints: [join(import.meta.dirname, '..', 'idp', 'browser-app', 'app.ts')],
-        bundle: true,
-        format: 'esm',
-        platform: 'browser',
-        target: 'es2022',
-        write: false,
-        logLevel: 'silent',
-        define: { ISSUER: JSON.stringify(`${world.server}/`), RESOURCE: JSON.stringify(resource), 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-      });
-      await put(world, world.podUrl('alice', '/public/app/app.js'), token, 'text/javascript', bundle.outputFiles[0]!.text);
+      await put(world, world.podUrl('alice', '/public/app/app.js'), token, 'text/javascript', await bundleBrowserApp(`${world.server}/`, resource));
       const app = world.podUrl('alice', '/public/app/index.html');
       await put(
         world,

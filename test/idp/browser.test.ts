@@ -4,13 +4,12 @@
  * redirect back, then a DPoP-authenticated read of a private resource. Without chromium the test is
  * skipped, except in CI (CI=true), where it fails: scripts/setup-system.sh installs chromium there.
  */
-import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSvc, type RunningSvc } from '../support/server.ts';
+import { bundleBrowserApp } from './browser-app/bundle.ts';
 import { PASSWORD } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -53,17 +52,7 @@ describe.skipIf(!hasChromium)('a browser logs in to svc --idp with @inrupt/solid
     const put = await fetch(resource(), { method: 'PUT', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'text/plain' }, body: 'only for alice' });
     if (put.status !== 201) throw new Error(`PUT ${put.status}`);
 
-    const bundle = await build({
-      entryPoints: [join(import.meta.dirname, 'browser-app', 'app.ts')],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      logLevel: 'silent',
-      define: { ISSUER: JSON.stringify(`${svc.base}/`), RESOURCE: JSON.stringify(resource()), 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-    });
-    app = await serveApp(bundle.outputFiles[0]!.text);
+    app = await serveApp(await bundleBrowserApp(`${svc.base}/`, resource()));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   }, 120_000);
 
