@@ -1,8 +1,7 @@
 import { signRequest } from '@fedify/fedify';
-import { Temporal } from '@js-temporal/polyfill';
 import { OutboundFetchRefused } from '../http/outbound-guard.ts';
 import type { OutboundFetch } from '../platform.ts';
-import type { StorageMessageQueue } from './message-queue.ts';
+import type { HandlerOutcome, StorageMessageQueue } from './message-queue.ts';
 
 /** One activity for one inbox, as queued. */
 export interface DeliveryJob {
@@ -13,7 +12,7 @@ export interface DeliveryJob {
   attempt: number;
 }
 
-/** Waits before the 2nd, 3rd, ... attempt; after the last the activity is given up. */
+/** Waits before the 2nd, 3rd, ... attempt; after the last the inbox is given up, with what was queued for it. */
 export const RETRY_DELAYS_MS = [30_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 8 * 3600_000];
 
 /** Answers the remote server gives for a request that will never succeed as it is. */
@@ -24,7 +23,9 @@ function isFinal(status: number): boolean {
 /**
  * Signed delivery in the background: each job is queued (so it survives a restart) and sent by the queue's
  * listener with a draft-cavage HTTP Signature and a Digest (fedify's `signRequest`), through the server's
- * guarded outbound fetch. Failures are queued again with growing delays.
+ * guarded outbound fetch. Each inbox is a queue of its own (the ordering key): a failed delivery is tried
+ * again after growing delays in its place, and what was queued for that inbox after it waits, so an inbox
+ * that comes back gets a post's Create before its Delete.
  */
 export class Delivery {
   readonly #queue: StorageMessageQueue;
@@ -41,7 +42,7 @@ export class Delivery {
 
   /** Queues the activity for each inbox once; returns at once. */
   async send(activity: Record<string, unknown>, inboxes: Iterable<string>, keyId: string): Promise<void> {
-    for (const inbox of new Set(inboxes)) await this.#queue.enqueue({ inbox, activity, keyId, attempt: 1 } satisfies DeliveryJob);
+    for (const inbox of new Set(inboxes)) await this.#queue.enqueue({ inbox, activity, keyId, attempt: 1 } satisfies DeliveryJob, { orderingKey: inbox });
   }
 
   /** Runs the deliveries until `signal` aborts. */
@@ -54,7 +55,7 @@ export class Delivery {
     await this.#queue.handleDue((job: DeliveryJob) => this.#deliver(job));
   }
 
-  async #deliver(job: DeliveryJob): Promise<void> {
+  async #deliver(job: DeliveryJob): Promise<HandlerOutcome> {
     const body = JSON.stringify(job.activity);
     const unsigned = new Request(job.inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json' }, body });
     const signed = await signRequest(unsigned, this.#privateKey(), new URL(job.keyId));
@@ -77,9 +78,9 @@ export class Delivery {
     const delay = RETRY_DELAYS_MS[job.attempt - 1];
     if (delay === undefined) {
       this.#log(`activitypub: gave up delivering ${String(job.activity.id)} to ${job.inbox} after ${job.attempt} attempts (${failure})`);
-      return;
+      return { dropOrderingKey: true };
     }
-    this.#log(`activitypub: delivery of ${String(job.activity.id)} to ${job.inbox} failed (${failure}); retrying in ${delay / 1000} s`);
-    await this.#queue.enqueue({ ...job, attempt: job.attempt + 1 } satisfies DeliveryJob, { delay: Temporal.Duration.from({ milliseconds: delay }) });
+    this.#log(`activitypub: delivery of ${String(job.activity.id)} to ${job.inbox} failed (${failure}); retrying in ${delay / 1000} s, what is queued for it after this waits`);
+    return { retryAfterMs: delay, message: { ...job, attempt: job.attempt + 1 } satisfies DeliveryJob };
   }
 }

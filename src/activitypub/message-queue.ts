@@ -2,7 +2,7 @@ import type { MessageQueue, MessageQueueEnqueueOptions, MessageQueueListenOption
 import { fanOut, type FanOut } from '../cluster/fan-out.ts';
 import type { SharedState } from '../cluster/shared-state.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { QUEUE_CONTAINER } from './paths.ts';
+import { hashName, QUEUE_CONTAINER } from './paths.ts';
 import { readRecord, recordPaths, writeRecord } from './records.ts';
 
 interface QueuedMessage {
@@ -10,6 +10,18 @@ interface QueuedMessage {
   due: number;
   message: unknown;
 }
+
+export interface EnqueueOptions extends MessageQueueEnqueueOptions {
+  /**
+   * Messages with one ordering key (a destination inbox) are handed out in the order they were queued, each
+   * only once the one before it is done: a message waiting for its retry holds back those behind it.
+   */
+  orderingKey?: string;
+}
+
+/** What a handler answers: nothing when it is done with the message, or one of these. */
+export type HandlerOutcome = void | undefined | { retryAfterMs: number; message: unknown } | { dropOrderingKey: true };
+export type QueueHandler = (message: any) => Promise<HandlerOutcome> | HandlerOutcome;
 
 /** How often the listener looks for messages another process (or an earlier run) queued. */
 const POLL_MS = 5_000;
@@ -33,14 +45,34 @@ function randomSuffix(): string {
 }
 
 /**
- * Fedify's message-queue interface over the server's small state: one JSON record per message, named by
- * its due time so a listing is in order. A message is deleted only after its handler returned, so one
- * queued before a crash or restart is handled by the next run (at least once). Handlers that want
- * retries queue the message again with a delay; a handler that throws drops the message.
+ * A message's file name: when it was queued (then a counter and random hex), so a listing is in queueing
+ * order, and the start of its ordering key's hash, so messages held back behind another are skipped
+ * without being read. Names of three parts (before ordering keys) have no key.
+ */
+async function messageName(queuedAt: number, sequence: number, orderingKey: string | undefined): Promise<string> {
+  const key = orderingKey === undefined ? [] : [(await hashName(orderingKey)).slice(0, 16)];
+  return [String(queuedAt).padStart(15, '0'), String(sequence % 1e9).padStart(9, '0'), ...key, randomSuffix()].join('-') + '.json';
+}
+
+function orderingTagOf(path: string): string | null {
+  const parts = path.slice(path.lastIndexOf('/') + 1).split('-');
+  return parts.length === 4 ? parts[2]! : null;
+}
+
+/**
+ * Fedify's message-queue interface over the server's small state: one JSON record per message, named in
+ * queueing order. A message is deleted only after its handler returned, so one queued before a crash or
+ * restart is handled by the next run (at least once); a handler that throws drops the message.
+ *
+ * Messages with an ordering key keep their order: a handler that answers `retryAfterMs` leaves the message in
+ * its place with a later due time, and every later message with that key waits behind it (a per-inbox
+ * queue); `dropOrderingKey` drops the message and those queued behind it. Messages without a key are
+ * handed out whenever they are due.
  *
  * With `shared` (several instances on one data directory), a message is handed out only by the instance that
- * claimed it first, with a shared set-once key that expires after `claimMs`: if that instance dies before the
- * message is deleted, another one takes it once the claim expired. New messages wake every instance's listener.
+ * claimed it first, with a shared set-once key (per version of the record) that expires after `claimMs`: if
+ * that instance dies before the message is done, another one takes it once the claim expired. A message
+ * another instance holds holds back its key here too. New messages wake every instance's listener.
  */
 export class StorageMessageQueue implements MessageQueue {
   readonly #storage: StorageDriver;
@@ -66,10 +98,10 @@ export class StorageMessageQueue implements MessageQueue {
     this.#peers = options.shared ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wakeUp(), log) : null;
   }
 
-  async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
-    const due = this.#now() + Math.max(0, options?.delay?.total('millisecond') ?? 0);
-    const record: QueuedMessage = { due, message };
-    await writeRecord(this.#storage, `${QUEUE_CONTAINER}${String(due).padStart(15, '0')}-${String(this.#sequence++ % 1e9).padStart(9, '0')}-${randomSuffix()}.json`, record, true);
+  async enqueue(message: unknown, options?: EnqueueOptions): Promise<void> {
+    const now = this.#now();
+    const record: QueuedMessage = { due: now + Math.max(0, options?.delay?.total('millisecond') ?? 0), message };
+    await writeRecord(this.#storage, QUEUE_CONTAINER + (await messageName(now, this.#sequence++, options?.orderingKey)), record, true);
     this.#wakeUp();
     this.#peers?.send(null);
   }
@@ -79,12 +111,12 @@ export class StorageMessageQueue implements MessageQueue {
     else this.#queuedDuringPass = true;
   }
 
-  async enqueueMany(messages: unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
+  async enqueueMany(messages: unknown[], options?: EnqueueOptions): Promise<void> {
     for (const message of messages) await this.enqueue(message, options);
   }
 
   /** Hands due messages to `handler` one at a time until `signal` aborts. */
-  async listen(handler: (message: any) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
+  async listen(handler: QueueHandler, options?: MessageQueueListenOptions): Promise<void> {
     const signal = options?.signal;
     while (!signal?.aborted) {
       // Without the other instances' wake-ups (Redis away) the poll below still finds their messages.
@@ -113,38 +145,68 @@ export class StorageMessageQueue implements MessageQueue {
     }
   }
 
-  /** Handles every message due now, once; answers how long to wait for the next one. */
-  async handleDue(handler: (message: any) => Promise<void> | void): Promise<number> {
-    for (const path of await recordPaths(this.#storage, QUEUE_CONTAINER)) {
+  /** Handles every message due now and not held back, once; answers how long to wait for the next one. */
+  async handleDue(handler: QueueHandler): Promise<number> {
+    let wait = POLL_MS;
+    /** Ordering keys whose first message is not done: their later messages wait. */
+    const heldBack = new Set<string>();
+    const paths = await recordPaths(this.#storage, QUEUE_CONTAINER);
+    for (const [index, path] of paths.entries()) {
       if (this.#handled.has(path)) {
         await this.#storage.delete(path);
         this.#handled.delete(path);
         continue;
       }
+      const tag = orderingTagOf(path);
+      if (tag !== null && heldBack.has(tag)) continue;
+      const hold = () => {
+        if (tag !== null) heldBack.add(tag);
+      };
       const record = await readRecord<QueuedMessage>(this.#storage, path);
       if (!record) continue;
-      const wait = record.value.due - this.#now();
-      if (wait > 0) return Math.min(wait, POLL_MS);
-      if (!(await this.#claim(path))) continue;
+      const dueIn = record.value.due - this.#now();
+      if (dueIn > 0) {
+        wait = Math.min(wait, dueIn);
+        hold();
+        continue;
+      }
+      if (!(await this.#claim(path, record.etag))) {
+        hold();
+        continue;
+      }
+      let outcome: HandlerOutcome;
       try {
-        await handler(record.value.message);
+        outcome = await handler(record.value.message);
       } catch (error) {
         this.#log(`activitypub: dropped a queued message: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (outcome && 'retryAfterMs' in outcome) {
+        const retry: QueuedMessage = { due: this.#now() + outcome.retryAfterMs, message: outcome.message };
+        await this.#storage.put(path, JSON.stringify(retry), { contentType: 'application/json', ifMatch: record.etag });
+        wait = Math.min(wait, outcome.retryAfterMs);
+        hold();
+        continue;
+      }
+      if (outcome && 'dropOrderingKey' in outcome && tag !== null) {
+        const behind = paths.slice(index + 1).filter((later) => orderingTagOf(later) === tag);
+        for (const later of behind) await this.#storage.delete(later);
+        if (behind.length > 0) this.#log(`activitypub: dropped ${behind.length} queued message(s) behind it`);
       }
       this.#handled.add(path);
       await this.#storage.delete(path, { ifMatch: record.etag });
       this.#handled.delete(path);
     }
-    return POLL_MS;
+    return wait;
   }
 
   /**
-   * True when this instance may handle the message at `path`: always on its own; with other instances, when
-   * its claim was the first and the message is still queued (another may have handled it since the listing).
+   * True when this instance may handle the message at `path` as it was read (`etag`): always on its own;
+   * with other instances, when its claim on that version was the first and the message is still queued
+   * unchanged (another may have handled it, or put it back for a retry, since it was read).
    */
-  async #claim(path: string): Promise<boolean> {
+  async #claim(path: string, etag: string): Promise<boolean> {
     if (!this.#shared) return true;
-    if (!(await this.#shared.setIfAbsent(`activitypub-queue:claim:${path}`, 'claimed', this.#claimMs))) return false;
-    return (await readRecord<QueuedMessage>(this.#storage, path)) !== null;
+    if (!(await this.#shared.setIfAbsent(`activitypub-queue:claim:${path}:${etag}`, 'claimed', this.#claimMs))) return false;
+    return (await readRecord<QueuedMessage>(this.#storage, path))?.etag === etag;
   }
 }

@@ -4,7 +4,9 @@ import { StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { readRecord, recordPaths } from '../../src/activitypub/records.ts';
 import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
+import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { startLoopbackInbox } from './loopback-inbox.ts';
 
 const KEY_ID = 'https://pod.example/profile/card#main-key';
 const INBOX = 'https://remote.example/users/x/inbox';
@@ -76,5 +78,53 @@ describe('Delivery', () => {
     expect(requests).toHaveLength(2);
     expect(await queued()).toEqual([]);
   });
-});
 
+  it('keeps the order of what is queued for one inbox while it is down: the Create arrives before the Delete of its post', async () => {
+    let now = 1_000_000;
+    const queue = new StorageMessageQueue(new MemoryDriver(), () => now, () => {});
+    const { privateKey } = await keys;
+    const inbox = await startLoopbackInbox();
+    const logs: string[] = [];
+    const delivery = new Delivery({ queue, privateKey: () => privateKey, log: (line) => logs.push(line), fetch: nodeOutboundFetch({ allowPrivate: true }) });
+    const create = { ...ACTIVITY, id: 'https://pod.example/profile/card/activities/2' };
+    const deletion = { ...ACTIVITY, id: 'https://pod.example/profile/card/activities/2/delete', type: 'Delete' };
+    try {
+      await inbox.down();
+      await delivery.send(create, [inbox.url], KEY_ID);
+      await delivery.deliverDue();
+      now += RETRY_DELAYS_MS[0]!;
+      await delivery.deliverDue();
+      // The Create now waits 5 minutes for its third attempt; the Delete is queued behind it.
+      await delivery.send(deletion, [inbox.url], KEY_ID);
+      await delivery.deliverDue();
+      await inbox.up();
+      for (const step of [RETRY_DELAYS_MS[0]!, RETRY_DELAYS_MS[1]!]) {
+        now += step;
+        await delivery.deliverDue();
+      }
+      expect(inbox.received).toEqual([
+        { type: 'Create', id: create.id },
+        { type: 'Delete', id: deletion.id },
+      ]);
+      expect(logs.filter((line) => line.includes('failed'))).toHaveLength(2);
+    } finally {
+      await inbox.close();
+    }
+  });
+
+  it('gives an inbox up after the last retry with what was queued behind, and starts afresh with what comes later', async () => {
+    const { delivery, requests, runOnce, queued, advance } = await setUp(Array.from({ length: RETRY_DELAYS_MS.length + 2 }, () => () => new Response('down', { status: 503 })));
+    await delivery.send(ACTIVITY, [INBOX], KEY_ID);
+    await delivery.send({ ...ACTIVITY, id: `${ACTIVITY.id}/delete`, type: 'Delete' }, [INBOX], KEY_ID);
+    await runOnce();
+    for (const delay of RETRY_DELAYS_MS) {
+      advance(delay);
+      await runOnce();
+    }
+    expect(requests.map((request) => request.url)).toEqual(Array(RETRY_DELAYS_MS.length + 1).fill(INBOX));
+    expect(await queued()).toEqual([]);
+    await delivery.send({ ...ACTIVITY, id: `${ACTIVITY.id}/later` }, [INBOX], KEY_ID);
+    await runOnce();
+    expect(requests).toHaveLength(RETRY_DELAYS_MS.length + 2);
+  });
+});

@@ -117,4 +117,27 @@ describe('StorageMessageQueue', () => {
       vi.useRealTimers();
     }
   });
+
+  it('holds back the later messages of a key whose first one waits for a retry, and only those', async () => {
+    let now = 1_000_000;
+    const queue = new StorageMessageQueue(new MemoryDriver(), () => now, () => {});
+    await queue.enqueue('a1', { orderingKey: 'a' });
+    await queue.enqueue('b1', { orderingKey: 'b' });
+    await queue.enqueue('a2', { orderingKey: 'a' });
+    await queue.enqueue('free');
+    const handled: unknown[] = [];
+    let failing = true;
+    const handler = (message: unknown) => {
+      handled.push(message);
+      if (message === 'a1' && failing) return { retryAfterMs: 1000, message: 'a1' };
+    };
+    expect(await queue.handleDue(handler)).toBe(1000);
+    expect(handled).toEqual(['a1', 'b1', 'free']);
+    await queue.handleDue(handler);
+    expect(handled).toEqual(['a1', 'b1', 'free']);
+    failing = false;
+    now += 1000;
+    await queue.handleDue(handler);
+    expect(handled).toEqual(['a1', 'b1', 'free', 'a1', 'a2']);
+  });
 });

@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
-import { Delivery } from '../../src/activitypub/delivery.ts';
+import { Delivery, RETRY_DELAYS_MS } from '../../src/activitypub/delivery.ts';
 import { StorageMessageQueue, type MessageQueueOptions } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { withSharedPreconditions } from '../../src/cluster/shared-preconditions.ts';
+import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { useTestRedis } from '../support/redis.ts';
+import { startLoopbackInbox } from './loopback-inbox.ts';
 
 const KEY_ID = 'https://pod.example/profile/card#main-key';
 const keys = crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
@@ -33,11 +35,11 @@ async function dataDirectory(): Promise<string> {
   return root;
 }
 
-/** One instance on the data directory `root`, with the queue options `options`. */
-async function instance(root: string, logs: string[] = [], options: Omit<MessageQueueOptions, 'shared'> = {}) {
+/** One instance on the data directory `root`, with the queue options `options` and the clock `now`. */
+async function instance(root: string, logs: string[] = [], options: Omit<MessageQueueOptions, 'shared'> = {}, now: () => number = Date.now) {
   const shared = await redis.connect();
   const storage = withSharedPreconditions(await FsDriver.open(root, { revalidateAfterMs: 0 }), shared);
-  return { storage, queue: new StorageMessageQueue(storage, Date.now, (line) => logs.push(line), { ...options, shared }) };
+  return { storage, queue: new StorageMessageQueue(storage, now, (line) => logs.push(line), { ...options, shared }) };
 }
 
 /** An inbox that records every activity posted to it (the instances' outbound fetch). */
@@ -89,6 +91,42 @@ describe('the delivery queue across instances', () => {
     for (const delivery of deliveries) await delivery.deliverDue();
     expect(inbox.received.toSorted()).toEqual(Array.from({ length: count }, (_, n) => activity(n).id).toSorted());
     expect(await recordPaths(await FsDriver.open(root), QUEUE_CONTAINER)).toEqual([]);
+  });
+
+  it('keeps the order of one inbox across instances: a Create waiting for its retry holds back the Delete the other queued', async () => {
+    const root = await dataDirectory();
+    let now = 1_000_000;
+    const inbox = await startLoopbackInbox();
+    const { privateKey } = await keys;
+    const fetch = nodeOutboundFetch({ allowPrivate: true });
+    const [first, second] = await Promise.all([instance(root, [], {}, () => now), instance(root, [], {}, () => now)]).then((instances) =>
+      instances.map(({ queue }) => new Delivery({ queue, fetch, privateKey: () => privateKey, log: () => {} })),
+    );
+    const both = () => Promise.all([first!.deliverDue(), second!.deliverDue()]);
+    const create = activity(1);
+    const deletion = { ...activity(1), id: `${activity(1).id}/delete`, type: 'Delete' };
+    try {
+      await inbox.down();
+      await first!.send(create, [inbox.url], KEY_ID);
+      await both();
+      now += RETRY_DELAYS_MS[0]!;
+      await both();
+      await second!.send(deletion, [inbox.url], KEY_ID);
+      await both();
+      await inbox.up();
+      for (const step of [RETRY_DELAYS_MS[0]!, RETRY_DELAYS_MS[1]!]) {
+        now += step;
+        await both();
+        await both();
+      }
+      expect(inbox.received).toEqual([
+        { type: 'Create', id: create.id },
+        { type: 'Delete', id: deletion.id },
+      ]);
+      expect(await recordPaths(await FsDriver.open(root), QUEUE_CONTAINER)).toEqual([]);
+    } finally {
+      await inbox.close();
+    }
   });
 
   it('hands a message claimed by an instance that died to another once the claim expired', async () => {
