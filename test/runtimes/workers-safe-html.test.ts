@@ -1,0 +1,36 @@
+/**
+ * The sanitiser of remote HTML (src/activitypub/safe-html.ts) bundled by `wrangler deploy --dry-run` and run
+ * in real workerd through Miniflare: it answers there as it does on Node.
+ */
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { safeHtml } from '../../src/activitypub/safe-html.ts';
+import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+
+let bundle: WorkerBundle;
+let mf: Miniflare;
+
+beforeAll(async () => {
+  bundle = await buildWorkerBundle('test/runtimes/fixtures/safe-html-worker.ts');
+  mf = new Miniflare({ modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, compatibilityDate: '2026-04-26' });
+}, 120_000);
+
+afterAll(async () => {
+  await mf?.dispose();
+  await bundle?.remove();
+});
+
+describe('safeHtml on Workers', () => {
+  it('makes remote HTML safe in workerd exactly as on Node', async () => {
+    const inputs = [
+      '<p><span class="h-card"><a href="https://m.example/@bob" class="u-url mention">@<span>bob</span></a></span> hi</p>',
+      '<p>x<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)">y</a></p>',
+      '<h2>t</h2><svg><style>*{}</style></svg><ol start="2"><li>z</li></ol>',
+    ];
+    for (const html of inputs) {
+      const response = await mf.dispatchFetch('http://worker.test/', { method: 'POST', body: html });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(safeHtml(html));
+    }
+  });
+});
