@@ -15,6 +15,7 @@ import {
   parseSemVer,
   Person,
   Undo,
+  Update,
   type Context,
   type Federation,
   type InboxContext,
@@ -27,6 +28,7 @@ import type { Change } from '../ldp/context.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { Delivery } from './delivery.ts';
+import { Inbound } from './inbound.ts';
 import { loadOrCreateActorKeys } from './keys.ts';
 import { StorageKvStore } from './kv-store.ts';
 import { guardedContextLoader, guardedDocumentLoader } from './loader.ts';
@@ -164,11 +166,6 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
     openRegistrations: false,
   }));
 
-  /** Keeps an activity that came to the actor's (or the shared) inbox in the pod. */
-  const storeInbound = async (ctx: InboxContext<void>, activity: Activity) => {
-    if (!activity.id) return;
-    await socialOf(ctx).storeInbound(activity.id.href, await activity.toJsonLd({ contextLoader: ctx.contextLoader }));
-  };
   /**
    * A listener whose failure (an actor that cannot be fetched, a full pod) is logged, not answered with
    * fedify's 500: the signed activity was received; what the server could not do with it is its own matter.
@@ -182,6 +179,18 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
         log(`activitypub: could not handle ${activity.id?.href ?? 'an activity'}: ${error instanceof Error ? error.message : String(error)}`);
       }
     };
+  const inbound = new Inbound({ storage, publish: deps.publish, log });
+  /**
+   * An activity for `Inbound`, with its actor (the one fedify checked the signature of), as JSON-LD compacted
+   * afresh with fedify's context: terms are the usual ones whatever context the sender used, and properties
+   * fedify does not know are left out.
+   */
+  const received = (handle: (activity: Record<string, unknown>, actor: string, ctx: InboxContext<void>) => Promise<void>) =>
+    logged(async (ctx, activity: Activity) => {
+      if (!activity.id || !activity.actorId) return;
+      const json = (await activity.toJsonLd({ format: 'compact', contextLoader: ctx.contextLoader })) as Record<string, unknown>;
+      await handle(json, activity.actorId.href, ctx);
+    });
 
   federation
     .setInboxListeners(`${ACTOR_PATH}/inbox`, SHARED_INBOX_PATH)
@@ -191,20 +200,16 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
       if (!follower || follower.id?.href !== follow.actorId?.href) return;
       await socialOf(ctx).acceptFollow(follow, follower);
     }))
-    .on(Undo, logged(async (ctx, undo: Undo) => {
-      const object = await undo.getObject(ctx);
-      if (!(object instanceof Follow) || !undo.actorId || object.actorId?.href !== undo.actorId.href) return;
-      if (object.objectId?.href !== ctx.getActorUri(ACTOR_IDENTIFIER).href) return;
-      await socialOf(ctx).removeFollower(undo.actorId.href);
-    }))
     .on(Accept, logged(async (ctx, accept: Accept) => {
       if (!accept.actorId) return;
       await socialOf(ctx).followAccepted(accept.actorId.href, accept.objectId?.href);
     }))
-    .on(Create, logged(storeInbound))
-    .on(Like, logged(storeInbound))
-    .on(Announce, logged(storeInbound))
-    .on(Delete, logged(storeInbound));
+    .on(Undo, received((activity, actor, ctx) => inbound.undo(activity, actor, ctx.getActorUri(ACTOR_IDENTIFIER).href)))
+    .on(Create, received((activity, actor) => inbound.create(activity, actor)))
+    .on(Update, received((activity, actor) => inbound.update(activity, actor)))
+    .on(Delete, received((activity, actor) => inbound.delete(activity, actor)))
+    .on(Like, received((activity, actor) => inbound.keep(activity, actor)))
+    .on(Announce, received((activity, actor) => inbound.keep(activity, actor)));
 
   return {
     federation,

@@ -13,6 +13,7 @@ import type { Delivery } from './delivery.ts';
 import { actorUrlOfHandle, isHandle } from './handle.ts';
 import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, hashName, INBOX_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
 import { readRecord, recordPaths, writeRecord } from './records.ts';
+import { safeHtml } from './safe-html.ts';
 
 /** Fedify's identifier of the one actor: the first segment of `/profile/card` (see docs/activitypub.md). */
 export const ACTOR_IDENTIFIER = 'profile';
@@ -95,7 +96,10 @@ export class Social {
     return `${this.actorId.href}#main-key`;
   }
 
-  /** Wraps a Note in Create, keeps it in the outbox and delivers it to every follower (shared inboxes once). */
+  /**
+   * Wraps a Note in Create, keeps it in the outbox and delivers it to every follower (shared inboxes once).
+   * Its HTML is kept as remote HTML is (safeHtml): what the owner posts is served to others as well.
+   */
   async postNote(input: { content: string; inReplyTo?: string }): Promise<Record<string, unknown>> {
     const name = timedName(this.#deps.now());
     const published = Temporal.Instant.fromEpochMilliseconds(this.#deps.now());
@@ -103,7 +107,7 @@ export class Social {
     const note = new Note({
       id: new URL(`${this.actorId.href}/notes/${name}`),
       attribution: this.actorId,
-      content: input.content,
+      content: safeHtml(input.content),
       published,
       to: PUBLIC_COLLECTION,
       cc: followersUri,
@@ -142,7 +146,7 @@ export class Social {
     return { items: await readAll(this.#deps.storage, slice), total };
   }
 
-  /** Activities received (Create, Like, Announce, Delete), as stored in the pod's inbox container. */
+  /** Activities received (Create, Like, Announce, Delete), as stored in the pod's inbox container (inbound.ts). */
   async inbox(request?: PageRequest): Promise<Page<Record<string, unknown>>> {
     const { slice, total } = pageOf(await recordPaths(this.#deps.storage, INBOX_CONTAINER), request);
     return { items: await readAll(this.#deps.storage, slice), total };
@@ -201,7 +205,14 @@ export class Social {
     const actor = await this.#lookupActor(actorUrl).catch(() => null);
     if (!actor) return null;
     const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
-    return { username: text(actor.preferredUsername), displayName: text(actor.name), url: actor.url instanceof URL ? actor.url.href : null };
+    // Clients link the profile URL: only a web one.
+    const url = actor.url instanceof URL && (actor.url.protocol === 'https:' || actor.url.protocol === 'http:') ? actor.url.href : null;
+    return { username: text(actor.preferredUsername), displayName: text(actor.name), url };
+  }
+
+  /** HTML as it may be served (see safe-html.ts), for what was stored before it was made safe on the way in. */
+  safeHtml(html: string): string {
+    return safeHtml(html);
   }
 
   /** Sends Follow to the actor's inbox (an actor URL or a handle); `pending` in `following` until it accepts. */
@@ -239,24 +250,11 @@ export class Social {
     await this.#deps.delivery.send((await accept.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [remote.inbox], this.#keyId);
   }
 
-  /** Undo of a Follow: forgets the follower, when the Follow was theirs. */
-  async removeFollower(actorId: string): Promise<void> {
-    await this.#deps.storage.delete(FOLLOWERS_CONTAINER + (await hashName(actorId)) + '.json');
-  }
-
   /** Accept of one of the owner's Follows: the actor moves to `accepted`. */
   async followAccepted(actorId: string, followId: string | undefined): Promise<void> {
     const path = FOLLOWING_CONTAINER + (await hashName(actorId)) + '.json';
     const record = await readRecord<FollowingRecord>(this.#deps.storage, path);
     if (!record || (followId !== undefined && followId !== record.value.followId)) return;
     await this.#deps.storage.put(path, JSON.stringify({ ...record.value, state: 'accepted' }), { contentType: 'application/json', ifMatch: record.etag });
-  }
-
-  /** Keeps an inbound activity as a resource of the pod, once per activity id. */
-  async storeInbound(activityId: string, json: unknown): Promise<boolean> {
-    const path = INBOX_CONTAINER + (await hashName(activityId)) + '.json';
-    const stored = await this.#deps.storage.put(path, JSON.stringify(json), { contentType: 'application/ld+json', ifNoneMatch: '*' });
-    if (stored) this.#deps.publish([{ path, kind: 'create' }]);
-    return stored !== null;
   }
 }

@@ -76,7 +76,7 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
     const own = await ownStatuses(social);
     const ownerEntity = { ...accountEntity(owner), ...(await ownerCounts(social, own)) };
     const byUri = new Map(own.map((status) => [status.uri, status.id]));
-    return { social, ownStatuses: own, statusContext: { owner, ownerActor: social.actorId.href, ownerEntity, remoteAccount: (actorUrl) => context.remoteAccounts.entity(social, actorUrl), idOfUri: (uri) => byUri.get(uri) ?? null } };
+    return { social, ownStatuses: own, statusContext: { owner, ownerActor: social.actorId.href, ownerEntity, remoteAccount: (actorUrl) => context.remoteAccounts.entity(social, actorUrl), idOfUri: (uri) => byUri.get(uri) ?? null, safeHtml: (html) => social.safeHtml(html) } };
   }
 
   /** A token with one of the scopes whose user is the ActivityPub account; 422 for any other account. */

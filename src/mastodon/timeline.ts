@@ -19,6 +19,8 @@ export interface StatusItem {
   inReplyTo: string | null;
   /** The author's actor URL; the owner's posts have the owner's. */
   author: string;
+  /** When its author last edited it (an Update), or null. */
+  edited: string | null;
 }
 
 export interface NotificationItem {
@@ -56,6 +58,7 @@ function statusOfNote(id: string, note: Json, fallbackAuthor: string, fallbackTi
     content: typeof note.content === 'string' ? note.content : '',
     inReplyTo: idOf(note.inReplyTo),
     author: idOf(note.attributedTo) ?? fallbackAuthor,
+    edited: typeof note.updated === 'string' && !Number.isNaN(Date.parse(note.updated)) ? new Date(note.updated).toISOString() : null,
   };
 }
 
@@ -79,16 +82,21 @@ export async function ownStatuses(social: Social): Promise<StatusItem[]> {
   });
 }
 
-/** Posts that came to the inbox (followed accounts, replies), without those their authors deleted since. */
+/**
+ * Posts that came to the inbox (followed accounts, replies), without those their authors deleted since. A
+ * Delete counts only when its actor wrote the post: others' are refused on the way in, and this holds for
+ * what was stored before that.
+ */
 export async function inboundStatuses(social: Social): Promise<StatusItem[]> {
   const received = await social.received();
-  const deleted = new Set(received.flatMap(({ activity }) => (activity.type === 'Delete' ? [idOf(activity.object)] : [])));
+  const deletions = new Set(received.flatMap(({ activity }) => (activity.type === 'Delete' ? [`${idOf(activity.actor)} ${idOf(activity.object)}`] : [])));
   const statuses: StatusItem[] = [];
   for (const { activity, received: at } of received) {
     const note = noteOf(activity);
-    if (!note || deleted.has(note.id as string) || typeof activity.id !== 'string') continue;
+    if (!note || typeof activity.id !== 'string') continue;
     const author = idOf(activity.actor) ?? '';
     if (idOf(note.attributedTo) !== null && idOf(note.attributedTo) !== author) continue;
+    if (deletions.has(`${author} ${note.id as string}`)) continue;
     statuses.push(statusOfNote(await inboundId(timeOf(note.published, at), activity.id), note, author, at));
   }
   return statuses;
@@ -133,6 +141,8 @@ export interface StatusContext {
   remoteAccount(actorUrl: string): Promise<Json>;
   /** The status id of one of the owner's Notes by its URI, for `in_reply_to_id` (replies to others have none). */
   idOfUri(uri: string): string | null;
+  /** HTML as it may be served: kept safe on the way in, and made so again for what was stored before. */
+  safeHtml(html: string): string;
 }
 
 /** https://docs.joinmastodon.org/entities/Status/ */
@@ -146,7 +156,7 @@ export async function statusEntity(item: StatusItem, context: StatusContext, tex
     url: item.uri,
     created_at: item.published,
     account,
-    content: item.content,
+    content: context.safeHtml(item.content),
     text,
     visibility: 'public',
     sensitive: false,
@@ -165,7 +175,7 @@ export async function statusEntity(item: StatusItem, context: StatusContext, tex
     poll: null,
     card: null,
     language: null,
-    edited_at: null,
+    edited_at: item.edited,
     favourited: false,
     reblogged: false,
     muted: false,

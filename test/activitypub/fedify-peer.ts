@@ -1,28 +1,39 @@
 /**
- * An independent ActivityPub server for tests, written directly on fedify (none of svc's code): one actor,
- * `carol`, who accepts every Follow and remembers every activity she receives.
+ * An independent ActivityPub server for tests, written directly on fedify (none of svc's code): actors
+ * `carol` and `mallory`, each with a key pair of its own. Carol accepts every Follow; the server remembers
+ * every activity it receives, parsed and as the JSON that came.
  */
 import { Accept, Activity, Create, createFederation, Endpoints, Follow, generateCryptoKeyPair, MemoryKvStore, Person, type Context } from '@fedify/fedify';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 
-export interface FedifyPeer {
-  base: string;
+export interface PeerActor {
   actorId: string;
-  keys: CryptoKeyPair;
   keyId: string;
+  keys: CryptoKeyPair;
+}
+
+export interface FedifyPeer extends PeerActor {
+  base: string;
+  /** Carol is the peer's own actor (the fields above); mallory is another actor on the same server. */
+  mallory: PeerActor;
   received: Activity[];
+  /** The bodies of the activities received, as JSON. */
+  receivedJson: Record<string, unknown>[];
   context(): Context<void>;
   close(): Promise<void>;
 }
 
+const ACTORS = ['carol', 'mallory'] as const;
+
 export async function startFedifyPeer(): Promise<FedifyPeer> {
-  const keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+  const keys = Object.fromEntries(await Promise.all(ACTORS.map(async (name) => [name, await generateCryptoKeyPair('RSASSA-PKCS1-v1_5')] as const)));
   const received: Activity[] = [];
+  const receivedJson: Record<string, unknown>[] = [];
   const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true });
   federation
     .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
-      if (identifier !== 'carol') return null;
+      if (!(identifier in keys)) return null;
       const [pair] = await ctx.getActorKeyPairs(identifier);
       return new Person({
         id: ctx.getActorUri(identifier),
@@ -32,7 +43,7 @@ export async function startFedifyPeer(): Promise<FedifyPeer> {
         publicKey: pair!.cryptographicKey,
       });
     })
-    .setKeyPairsDispatcher((_ctx, identifier) => (identifier === 'carol' ? [keys] : []));
+    .setKeyPairsDispatcher((_ctx, identifier) => (identifier in keys ? [keys[identifier]!] : []));
   federation
     .setInboxListeners('/users/{identifier}/inbox', '/inbox')
     .on(Follow, async (ctx, follow) => {
@@ -45,16 +56,23 @@ export async function startFedifyPeer(): Promise<FedifyPeer> {
     .on(Accept, (_ctx, accept) => void received.push(accept))
     .on(Create, (_ctx, create) => void received.push(create));
 
-  const server = serve({ fetch: (request) => federation.fetch(request, { contextData: undefined }), port: 0, hostname: '127.0.0.1' });
+  const server = serve({
+    fetch: async (request) => {
+      if (request.method === 'POST') receivedJson.push(await request.clone().json().catch(() => ({})));
+      return federation.fetch(request, { contextData: undefined });
+    },
+    port: 0,
+    hostname: '127.0.0.1',
+  });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const actorId = `${base}/users/carol`;
+  const actor = (name: (typeof ACTORS)[number]): PeerActor => ({ actorId: `${base}/users/${name}`, keyId: `${base}/users/${name}#main-key`, keys: keys[name]! });
   return {
     base,
-    actorId,
-    keys,
-    keyId: `${actorId}#main-key`,
+    ...actor('carol'),
+    mallory: actor('mallory'),
     received,
+    receivedJson,
     context: () => federation.createContext(new URL(base)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

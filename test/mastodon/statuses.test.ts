@@ -2,32 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, OUTBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
-import type { OutboundFetch } from '../../src/platform.ts';
-import { json, PASSWORD } from '../idp/support.ts';
-import { bearer, OOB, outOfBandCode, registerApp, tokenRequest } from '../oauth/support.ts';
-import { noOutbound, offlinePlatform as platform, storageWithActorKeys } from '../activitypub/offline.ts';
-import { BASE, makeApp, type TestApp } from '../support/app.ts';
-
+import { bearer } from '../oauth/support.ts';
+import { BASE, makeApp } from '../support/app.ts';
+import { socialApp } from './support.ts';
 
 const ACTOR = `${BASE}/profile/card`;
 const REMOTE = 'https://remote.example/users/carol';
-
-/** A single-user server with the IdP and ActivityPub, its owner registered at the IdP. */
-async function socialApp(fetch: OutboundFetch = noOutbound): Promise<TestApp & { tokenFor(scope: string): Promise<string> }> {
-  const storage = await storageWithActorKeys();
-  // A clock that moves on each time it is read, so posts made in one millisecond still come in order.
-  let clock = Date.now();
-  const app = makeApp({ idp: true, activitypub: true, singleUser: true, singleUserName: '', apUsername: 'alice' }, storage, { ...platform, fetch, now: () => ++clock });
-  const { token } = await app.app.singleUserPod!();
-  expect((await app.request('/idp/register', json({ email: 'alice@example.org', password: PASSWORD }, { authorization: `Bearer ${token}` }))).status).toBe(201);
-  const client = await registerApp(app);
-  const tokenFor = async (scope: string) => {
-    const code = await outOfBandCode(app, client, { scope });
-    const answer = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: OOB, client_id: client.client_id, client_secret: client.client_secret });
-    return (await answer.json()).access_token as string;
-  };
-  return Object.assign(app, { tokenFor });
-}
 
 const post = (token: string, body: unknown) => bearer(token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
