@@ -246,7 +246,9 @@ export class Social {
     const remote = remoteActorOf(follower);
     const record: FollowerRecord = { ...remote, followId: follow.id!.href, since: new Date(this.#deps.now()).toISOString() };
     await writeRecord(this.#deps.storage, FOLLOWERS_CONTAINER + (await hashName(remote.id)) + '.json', record);
-    const accept = new Accept({ id: new URL(`${this.actorId.href}/accepts/${timedName(this.#deps.now())}`), actor: this.actorId, object: follow });
+    // The Follow embedded as Mastodon embeds it (its id, actor and object), so the follower need not fetch it.
+    const followed = new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId });
+    const accept = new Accept({ id: new URL(`${this.actorId.href}/accepts/${timedName(this.#deps.now())}`), actor: this.actorId, object: followed });
     await this.#deps.delivery.send((await accept.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [remote.inbox], this.#keyId);
   }
 

@@ -121,6 +121,9 @@ describe('ActivityPub between processes', { timeout: 120_000 }, () => {
     await ctx.sendActivity({ identifier: 'carol' }, svcActor as never, new Follow({ id: followId, actor: new URL(peer.actorId), object: new URL(alice.actor) }));
     await eventually(async () => ((await collectionIds(`${alice.actor}/followers`)).includes(peer.actorId) ? true : undefined), "carol in alice's followers");
     await eventually(async () => peer.received.find((activity) => activity.constructor.name === 'Accept' && activity.objectId?.href === followId.href), 'the Accept at carol');
+    // The Follow comes embedded, as Mastodon sends it: carol need not fetch it back.
+    const accept = peer.receivedJson.find((json) => json.type === 'Accept' && (json.object as { id?: string }).id === followId.href);
+    expect(accept?.object).toEqual({ id: followId.href, type: 'Follow', actor: peer.actorId, object: alice.actor });
 
     // svc posts; the Note reaches the fedify server.
     const posted = await postOutbox(alice, { type: 'Note', content: 'Hello, carol' });
