@@ -7,9 +7,12 @@ import type { Context, Next } from 'hono';
 import { ConfigError } from '../config/resolve.ts';
 import type { Feature } from '../features/feature.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
+import { MemoryCounterStore } from '../limits/counter-store.ts';
+import { SharedCounterStore } from '../limits/shared-counter-store.ts';
 import { ROOT_POD_WEBID_PATH } from '../pods/single-user.ts';
 import { postToOutbox } from './client-to-server.ts';
 import type { ActivityPub } from './federation.ts';
+import { inboxRateLimits, withLimitedBody } from './inbox-limits.ts';
 import { wantsActivityStreams } from './negotiation.ts';
 
 const ACTOR = '/profile/card';
@@ -51,6 +54,9 @@ export const activitypubFeature: Feature = {
           onNotAcceptable: onNotAcceptable ?? (() => new HttpProblem(406, 'Ask for application/activity+json.', { type: 'not-acceptable' }).toResponse()),
         })
         .then(asProblem);
+    const withinRateLimits = inboxRateLimits(config, platform.sharedState ? new SharedCounterStore(platform.sharedState) : new MemoryCounterStore(), now);
+    /** An activity POSTed to an inbox: within the inbox's rate limits and body limit, then fedify's. */
+    const inbox = (request: Request) => withinRateLimits(request, async () => federated(await withLimitedBody(request, config.apInboxMaxBodySize)));
     const ownerWebId = (request: Request) => new URL(request.url).origin + ROOT_POD_WEBID_PATH;
     /** A stored outbox activity or its Note, by the name in their ids. */
     const outboxObject = async (request: Request, name: string, part: 'activity' | 'note') => {
@@ -69,8 +75,8 @@ export const activitypubFeature: Feature = {
           response.headers.append('vary', 'Accept');
           return response;
         });
-        app.post('/inbox', (c) => federated(c.req.raw));
-        app.post(`${ACTOR}/inbox`, (c) => federated(c.req.raw));
+        app.post('/inbox', (c) => inbox(c.req.raw));
+        app.post(`${ACTOR}/inbox`, (c) => inbox(c.req.raw));
         app.post(`${ACTOR}/outbox`, async (c) => postToOutbox(c.req.raw, await authenticate(c.req.raw), ownerWebId(c.req.raw), activityPub!.social(new URL(c.req.url).origin)));
         for (const collection of ['outbox', 'followers', 'following']) app.on(['GET', 'HEAD'], `${ACTOR}/${collection}`, (c) => federated(withActivityAccept(c.req.raw)));
         app.get(`${ACTOR}/activities/:name`, (c) => outboxObject(c.req.raw, c.req.param('name'), 'activity'));
