@@ -6,6 +6,7 @@
 import { Accept, Activity, Create, createFederation, Endpoints, Follow, generateCryptoKeyPair, MemoryKvStore, Person, type Context } from '@fedify/fedify';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface PeerActor {
   actorId: string;
@@ -76,4 +77,16 @@ export async function startFedifyPeer(): Promise<FedifyPeer> {
     context: () => federation.createContext(new URL(base)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A peer for the tests of a file: started before them, closed after; the answer gives it once started. */
+export function useFedifyPeer(): () => FedifyPeer {
+  let peer: FedifyPeer | undefined;
+  beforeAll(async () => {
+    peer = await startFedifyPeer();
+  }, 60_000);
+  afterAll(async () => {
+    await peer?.close();
+  });
+  return () => peer!;
 }

@@ -3,32 +3,27 @@
  * loopback (./fedify-peer.ts; svc fetches their keys), to a server in this process. Carol and mallory share
  * one server; `stranger` is an actor of another.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FOLLOWERS_CONTAINER, INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { socialApp, type SocialApp } from '../mastodon/support.ts';
 import { BASE } from '../support/app.ts';
-import { startFedifyPeer, type FedifyPeer, type PeerActor } from './fedify-peer.ts';
+import { useFedifyPeer, type PeerActor } from './fedify-peer.ts';
 import { deliverSigned, noteCreate } from './signed.ts';
 
 const ACTOR = `${BASE}/profile/card`;
 
-let peer: FedifyPeer;
-let elsewhere: FedifyPeer;
+const peer = useFedifyPeer();
+const elsewhere = useFedifyPeer();
 let carol: PeerActor;
 let mallory: PeerActor;
 let stranger: PeerActor;
 
-beforeAll(async () => {
-  [peer, elsewhere] = await Promise.all([startFedifyPeer(), startFedifyPeer()]);
-  carol = peer;
-  mallory = peer.mallory;
-  stranger = elsewhere.mallory;
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([peer?.close(), elsewhere?.close()]);
+beforeAll(() => {
+  carol = peer();
+  mallory = peer().mallory;
+  stranger = elsewhere().mallory;
 });
 
 const inboxApp = () => socialApp(nodeOutboundFetch({ allowPrivate: true }));

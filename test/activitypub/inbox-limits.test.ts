@@ -3,24 +3,16 @@
  * on loopback (./fedify-peer.ts) sent to a server in this process.
  */
 import { generateCryptoKeyPair } from '@fedify/fedify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { BASE, makeApp } from '../support/app.ts';
-import { startFedifyPeer, type FedifyPeer } from './fedify-peer.ts';
+import { useFedifyPeer } from './fedify-peer.ts';
 import { offlinePlatform, storageWithActorKeys } from './offline.ts';
 import { deliverSigned, noteCreate } from './signed.ts';
 
-let peer: FedifyPeer;
-
-beforeAll(async () => {
-  peer = await startFedifyPeer();
-}, 60_000);
-
-afterAll(async () => {
-  await peer?.close();
-});
+const fedifyPeer = useFedifyPeer();
 
 async function inboxApp(flags: Record<string, unknown> = {}) {
   const test = makeApp({ activitypub: true, singleUser: true, singleUserName: '', ...flags }, await storageWithActorKeys(), { ...offlinePlatform, fetch: nodeOutboundFetch({ allowPrivate: true }) });
@@ -30,6 +22,7 @@ async function inboxApp(flags: Record<string, unknown> = {}) {
 
 describe('the ActivityPub inboxes\' limits', { timeout: 60_000 }, () => {
   it('refuses an activity larger than --ap-inbox-max-body-size with 413, with or without a Content-Length, and stores nothing', async () => {
+    const peer = fedifyPeer();
     const app = await inboxApp();
     const large = noteCreate(peer, 'large', `<p>${'word '.repeat(60_000)}</p>`);
     for (const path of ['/inbox', '/profile/card/inbox']) {
@@ -56,6 +49,7 @@ describe('the ActivityPub inboxes\' limits', { timeout: 60_000 }, () => {
   });
 
   it('limits activities per remote actor and per remote server: 429 with Retry-After; forged signatures count for nobody', async () => {
+    const peer = fedifyPeer();
     const app = await inboxApp({ rateLimit: true, rateLimitApActor: 2, rateLimitApHost: 3 });
     const forger = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
     for (let n = 0; n < 4; n++) {

@@ -3,11 +3,11 @@
  * loopback (test/activitypub/fedify-peer.ts), sent to a server in this process, comes out as Mastodon keeps
  * remote HTML: mentions, hashtags and links kept, scripts, handlers and script links gone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
-import { startFedifyPeer, type FedifyPeer } from '../activitypub/fedify-peer.ts';
+import { useFedifyPeer } from '../activitypub/fedify-peer.ts';
 import { deliverSigned, noteCreate } from '../activitypub/signed.ts';
 import { bearer } from '../oauth/support.ts';
 import { BASE } from '../support/app.ts';
@@ -29,15 +29,7 @@ function expectNothingToRun(text: string): void {
   for (const sign of ['<script', 'onerror', 'onload', 'onmouseover', 'javascript:', '<img', '<svg', '<iframe', '<style']) expect(text, sign).not.toContain(sign);
 }
 
-let peer: FedifyPeer;
-
-beforeAll(async () => {
-  peer = await startFedifyPeer();
-}, 60_000);
-
-afterAll(async () => {
-  await peer?.close();
-});
+const fedifyPeer = useFedifyPeer();
 
 describe('remote HTML in the Mastodon API', { timeout: 60_000 }, () => {
   let app: SocialApp;
@@ -49,6 +41,7 @@ describe('remote HTML in the Mastodon API', { timeout: 60_000 }, () => {
   });
 
   it('a script in a remote Note never comes out of the timelines, the status, the notifications or the stored copy', async () => {
+    const peer = fedifyPeer();
     const mine = await (await app.request('/api/v1/statuses', bearer(token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'mine' }) }))).json();
     const create = noteCreate(peer, 'hostile', HOSTILE, {
       inReplyTo: mine.uri,
