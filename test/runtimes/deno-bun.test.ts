@@ -14,6 +14,8 @@ import { Inbox } from '../notifications/support.ts';
 import { Author } from '../nostr/support.ts';
 import { runExtraRuntime, runScriptOnExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
 import type { RunningTarget } from '../portable/suite.ts';
+import { safeHtml } from '../../src/activitypub/safe-html.ts';
+import { SAFE_HTML_INPUTS } from './safe-html-inputs.ts';
 
 const run = promisify(execFile);
 useWebSocketImplementation(WebSocket);
@@ -30,6 +32,14 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
       expect(result.loopbackByName).toMatch(/resolves to 127\.0\.0\.1, a loopback address/);
       expect(result.loopbackByAddress).toMatch(/127\.0\.0\.1 is a loopback address/);
       expect(result.requestsSeen).toEqual(['/hello', '/big']);
+    }, 60_000);
+  });
+
+  describe(`the sanitiser of remote HTML on ${runtime}`, () => {
+    it('makes remote HTML safe exactly as on Node (the xss library through the runtime\'s npm support)', async () => {
+      const { code, output } = await runScriptOnExtraRuntime(runtime, 'test/runtimes/safe-html-check.ts');
+      expect(code, output).toBe(0);
+      expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual(SAFE_HTML_INPUTS.map(safeHtml));
     }, 60_000);
   });
 
