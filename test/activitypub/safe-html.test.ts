@@ -51,7 +51,10 @@ describe('safeHtml (Mastodon\'s allow-list for remote HTML)', () => {
   });
 
   it('drops a tag longer or blanker than any real one, keeping its text', () => {
-    expect(safeHtml(`<a ${'c '.repeat(40)}href="https://x.example">text</a>`)).toBe('text</a>');
+    expect(safeHtml(`<a ${'c '.repeat(20)}href="https://x.example">text</a>`)).toBe('text</a>');
+    expect(safeHtml(`<a${'\u00a0'.repeat(20)}href="https://x.example">text</a>`)).toBe('text</a>');
+    const mastodonLink = '<a href="https://m.example/@bob" class="u-url mention" rel="nofollow noopener noreferrer" target="_blank" translate="no">@bob</a>';
+    expect(safeHtml(mastodonLink)).toBe(`<a href="https://m.example/@bob" ${LINK} class="u-url mention" translate="no">@bob</a>`);
     expect(safeHtml(`<a href="https://x.example/${'a'.repeat(9000)}">text</a>`)).toBe('text</a>');
   });
 
