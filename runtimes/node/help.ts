@@ -23,8 +23,7 @@ function optionFlags(spec: { flag: string; short?: string; arg?: string }): stri
 
 function optionLine(spec: OptionSpec): string {
   const defaultText = spec.default === undefined || spec.default === false ? '' : ` (default: ${JSON.stringify(spec.default)})`;
-  const notYet = spec.notYet ? ' [not available yet]' : '';
-  return `  ${optionFlags(spec).padEnd(34)} ${spec.help}${defaultText}${notYet}\n  ${''.padEnd(34)} env ${envNameOf(spec)}, config key "${spec.key}"`;
+  return `  ${optionFlags(spec).padEnd(34)} ${spec.help}${defaultText}\n  ${''.padEnd(34)} env ${envNameOf(spec)}, config key "${spec.key}"`;
 }
 
 export function commandHelp(command: CommandHelp): string {

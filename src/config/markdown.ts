@@ -6,7 +6,7 @@ export function optionsMarkdown(): string {
   for (const spec of OPTIONS as readonly OptionSpec[]) {
     const flag = `${spec.short ? `-${spec.short}, ` : ''}--${spec.flag}${spec.arg ? ` ${spec.arg}` : ''}`;
     const fallback = spec.default === undefined ? '—' : `\`${String(spec.default)}\``;
-    const meaning = spec.help.replace(/\|/g, '\\|') + (spec.notYet ? ' *(not available yet)*' : '');
+    const meaning = spec.help.replace(/\|/g, '\\|');
     rows.push(`| \`${flag}\` | \`${envNameOf(spec)}\` | \`${spec.key}\` | ${fallback} | ${meaning} |`);
   }
   return rows.join('\n');

@@ -17,8 +17,6 @@ export interface OptionSpec {
   default: string | number | boolean | undefined;
   help: string;
   choices?: readonly string[];
-  /** Set while the feature behind the option is not built; startup says so when the option is used. */
-  notYet?: string;
 }
 
 export const OPTIONS = [
@@ -34,7 +32,7 @@ export const OPTIONS = [
   { key: 'notifications', flag: 'notifications', kind: 'boolean', default: false, help: 'enable WebSocket change notifications (solid-0.1 and WebSocketChannel2023)' },
   { key: 'notificationsAuth', flag: 'notifications-auth', kind: 'boolean', default: false, help: 'solid-0.1 subscriptions need WAC Read (bearer token on the upgrade request)' },
   { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider (accounts, login at /idp/auth; see docs/identity.md), with OAuth for third-party apps and the Mastodon API (docs/mastodon-api.md)' },
-  { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP, an origin such as https://pods.example (default: the origin each request comes to)' },
+  { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP, an origin without a path such as https://pods.example (default: the origin each request comes to)' },
   { key: 'subdomains', flag: 'subdomains', kind: 'boolean', default: false, help: 'serve pod <name> at <name>.<base-domain>/ (needs --base-domain and a wildcard DNS record; see docs/subdomains.md)' },
   { key: 'baseDomain', flag: 'base-domain', kind: 'string', arg: '<domain>', default: undefined, help: 'base domain for subdomain mode: pods are created there (POST /.pods), other hosts get 404' },
   { key: 'databrowser', flag: 'databrowser', kind: 'boolean', default: false, help: 'serve the data browser from local files' },
@@ -70,8 +68,8 @@ export const OPTIONS = [
   { key: 'rateLimit', flag: 'rate-limit', kind: 'boolean', default: true, help: 'apply the rate limits below (429 with Retry-After); `--no-rate-limit` switches them all off' },
   { key: 'rateLimitRequests', flag: 'rate-limit-requests', kind: 'integer', arg: '<n>', default: 100, help: 'requests per client IP per minute (0 = no limit)' },
   { key: 'rateLimitWrites', flag: 'rate-limit-writes', kind: 'integer', arg: '<n>', default: 60, help: 'writes (PUT, POST, PATCH, DELETE) per identity (WebID, else IP) per minute (0 = no limit)' },
-  { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts per client IP per minute (0 = no limit)', notYet: 'login (it comes with the identity provider)' },
-  { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)', notYet: 'registration (it comes with the identity provider)' },
+  { key: 'rateLimitLogin', flag: 'rate-limit-login', kind: 'integer', arg: '<n>', default: 10, help: 'login attempts (password, passkey and Nostr sign-in, token requests with credentials) per client IP per minute (0 = no limit)' },
+  { key: 'rateLimitRegister', flag: 'rate-limit-register', kind: 'integer', arg: '<n>', default: 5, help: 'account registrations (POST /idp/register) per client IP per hour (0 = no limit)' },
   { key: 'rateLimitPods', flag: 'rate-limit-pods', kind: 'integer', arg: '<n>', default: 1, help: 'pod creations (POST /.pods) per client IP in the 24 hours from its first creation (0 = no limit, e.g. for local development)' },
   { key: 'rateLimitNostr', flag: 'rate-limit-nostr', kind: 'integer', arg: '<n>', default: 20, help: 'Nostr events accepted per relay connection per second, with a burst of as many (0 = no limit)' },
   { key: 'rateLimitApActor', flag: 'rate-limit-ap-actor', kind: 'integer', arg: '<n>', default: 60, help: 'activities per remote ActivityPub actor (its signing key) per minute at the inboxes (0 = no limit)' },

@@ -1,5 +1,6 @@
 import { envNameOf, OPTIONS, OPTION_BY_KEY, type Config, type OptionSpec } from './options.ts';
 import { parseSize } from './sizes.ts';
+import { didYouMean } from './suggest.ts';
 
 const SECONDS_PER_UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
@@ -33,9 +34,10 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: Source)
   switch (spec.kind) {
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
+      // No yes/no or on/off: `SVC_PUBLIC=yes` must not pass as an accident the help does not mention.
       const text = String(raw).trim().toLowerCase();
-      if (['true', '1', 'yes', 'on'].includes(text)) return true;
-      if (['false', '0', 'no', 'off'].includes(text)) return false;
+      if (text === 'true' || text === '1') return true;
+      if (text === 'false' || text === '0') return false;
       return fail('true, false, 1 or 0');
     }
     case 'port':
@@ -92,8 +94,7 @@ export function resolveConfig(sources: ConfigSources): Config {
   if (typeof file !== 'object' || Array.isArray(file)) throw new ConfigError('The config file must hold a JSON object.');
   for (const key of Object.keys(file)) {
     if (!OPTION_BY_KEY.has(key)) {
-      const known = OPTIONS.map((o) => o.key).join(', ');
-      throw new ConfigError(`Unknown config key "${key}". Known keys: ${known}.`);
+      throw new ConfigError(`Unknown config key "${key}"${didYouMean(key, OPTION_BY_KEY.keys())}: the keys are the options' names in camel case, as \`svc start --help\` lists them.`);
     }
   }
   const config: Record<string, unknown> = {};
@@ -110,33 +111,24 @@ export function resolveConfig(sources: ConfigSources): Config {
   return config as Config;
 }
 
-/** Options set to a non-default value whose feature is not built yet. */
-export function unavailableFeatures(config: Config): string[] {
-  const features = new Set<string>();
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    if (!spec.notYet) continue;
-    const value = (config as Record<string, unknown>)[spec.key];
-    const fallback = spec.default === undefined ? undefined : parseOptionValue(spec, spec.default, 'default');
-    if (value !== fallback) features.add(`${spec.notYet} (--${spec.flag})`);
-  }
-  return [...features];
-}
-
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
- * What a runtime prints at startup about the configuration: options of features not built yet, for a
- * server bound beyond loopback without `--allowed-hosts`, that any Host header is answered, and a warning
- * when `--allow-private-fetch` lifts the address rule of the outbound fetch. `boundTo` is the
- * address the runtime listens on; runtimes whose platform routes host names itself (Workers) leave it out.
+ * What a runtime prints at startup about the configuration: with `--public`, that access control is off
+ * (loudly when the server is reachable from the network); for a server bound beyond loopback without
+ * `--allowed-hosts`, that any Host header is answered; and a warning when `--allow-private-fetch` lifts the
+ * address rule of the outbound fetch. `boundTo` is the address the runtime listens on; runtimes whose
+ * platform routes host names itself (Workers) leave it out.
  */
 export function startupNotices(config: Config, boundTo?: string): string[] {
-  const notices = unavailableFeatures(config).map((feature) => `notice: ${feature} is not available yet in this version; the option is ignored.`);
+  const notices: string[] = [];
   const beyondLoopback = boundTo !== undefined && !LOOPBACK_HOSTS.has(boundTo);
-  if (beyondLoopback && config.public) {
+  if (config.public && beyondLoopback) {
     notices.push(
       `WARNING: --public on ${boundTo}: access control is off and the server is reachable from the network, so ANYONE who can reach this machine may read, change and delete EVERYTHING under it. Use --public only with --host 127.0.0.1.`,
     );
+  } else if (config.public) {
+    notices.push(`warning: --public: access control is off, so every program and user that can reach ${boundTo ?? 'this server'} may read, change and delete everything under it; for local experiments only.`);
   }
   if (beyondLoopback && !config.allowedHosts && !config.baseUrl && !config.subdomains) {
     notices.push('notice: --allowed-hosts is not set, so requests for any host name are answered; set it (e.g. --allowed-hosts pods.example.org) wherever untrusted clients can reach this server (see docs/access-control.md).');
@@ -145,4 +137,15 @@ export function startupNotices(config: Config, boundTo?: string): string[] {
     notices.push('warning: --allow-private-fetch is on, so server-side fetches (issuer discovery, JWKS, WebID profiles) may reach loopback, private and link-local addresses, cloud metadata endpoints included; use it only for local setups and tests.');
   }
   return notices;
+}
+
+/**
+ * Warnings for `SVC_*` variables that name no option (a typo such as `SVC_PUBLC` would otherwise leave the
+ * option at its default without a word).
+ */
+export function unknownEnvironmentWarnings(env: Record<string, string | undefined>): string[] {
+  const known = new Set((OPTIONS as readonly OptionSpec[]).map(envNameOf));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('SVC_') && !known.has(name))
+    .map((name) => `warning: ${name} is not an option of svc and is ignored${didYouMean(name, known)}; \`svc start --help\` lists the SVC_* variables.`);
 }

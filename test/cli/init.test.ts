@@ -20,6 +20,8 @@ describe('svc init', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('--port');
     expect(stdout).toContain('Built-in identity provider (Solid-OIDC)? [y/N]');
+    // Each piped answer is shown after its question, which then ends its line, as in a terminal.
+    expect(stdout).toMatch(/^Port to listen on \[3000\] 99999\n.*--port.*\nPort to listen on \[3000\] 8080\nAddress to bind \[0\.0\.0\.0\] \n/m);
     expect(stdout).toContain(`svc start -c ${file}`);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ port: 8080, root: join(dir, 'data'), conneg: true, inviteOnly: true, defaultQuota: '10MB', rateLimit: false });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envNameOf, OPTIONS, type OptionSpec } from '../../src/config/options.ts';
-import { ConfigError, resolveConfig, startupNotices, unavailableFeatures } from '../../src/config/resolve.ts';
+import { envNameOf, OPTIONS } from '../../src/config/options.ts';
+import { ConfigError, resolveConfig, startupNotices, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
 import { formatSize, parseSize } from '../../src/config/sizes.ts';
 
 describe('option table', () => {
@@ -45,14 +45,29 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { storage: 'tape' } })).toThrow(/config key "storage"/);
   });
 
-  it('refuses unknown config-file keys', () => {
-    expect(() => resolveConfig({ file: { prot: 3000 } })).toThrow(/Unknown config key "prot"/);
+  it('refuses unknown config-file keys, naming the one most likely meant instead of listing them all', () => {
+    expect(() => resolveConfig({ file: { prot: 3000 } })).toThrow(/^Unknown config key "prot" \(did you mean port\?\): the keys are the options' names in camel case/);
+    expect(() => resolveConfig({ file: { rateLimitLogins: 3 } })).toThrow('(did you mean rateLimitLogin?)');
+    expect(() => resolveConfig({ file: { zzzzzz: 1 } })).toThrow(/^Unknown config key "zzzzzz": /);
   });
 
-  it('reports options whose feature is not built yet', () => {
-    expect(unavailableFeatures(resolveConfig({}))).toEqual([]);
-    const notYet = (OPTIONS as readonly OptionSpec[]).find((o) => o.notYet !== undefined && o.kind === 'boolean');
-    if (notYet) expect(unavailableFeatures(resolveConfig({ flags: { [notYet.key]: true } })).join()).toContain(`--${notYet.flag}`);
+  it('takes booleans as true, false, 1 or 0 only, as the help says', () => {
+    for (const [text, value] of [['true', true], ['TRUE', true], ['1', true], ['false', false], ['0', false]] as const) {
+      expect(resolveConfig({ env: { SVC_PUBLIC: text } }).public).toBe(value);
+    }
+    for (const text of ['yes', 'no', 'on', 'off', 'y']) {
+      expect(() => resolveConfig({ env: { SVC_PUBLIC: text } })).toThrow(`Invalid value "${text}" for SVC_PUBLIC (--public): expected true, false, 1 or 0.`);
+    }
+  });
+});
+
+describe('unknownEnvironmentWarnings', () => {
+  it('warns about SVC_ variables that name no option, suggesting the one meant', () => {
+    expect(unknownEnvironmentWarnings({ SVC_PUBLC: 'true', SVC_PORT: '1', PATH: '/bin', SVC_SOMETHING_ELSE: 'x' })).toEqual([
+      'warning: SVC_PUBLC is not an option of svc and is ignored (did you mean SVC_PUBLIC?); `svc start --help` lists the SVC_* variables.',
+      'warning: SVC_SOMETHING_ELSE is not an option of svc and is ignored; `svc start --help` lists the SVC_* variables.',
+    ]);
+    expect(unknownEnvironmentWarnings(Object.fromEntries(OPTIONS.map((o) => [envNameOf(o), 'x'])))).toEqual([]);
   });
 });
 
@@ -78,24 +93,23 @@ describe('string options', () => {
 });
 
 describe('startupNotices', () => {
-  it('names unbuilt features, and asks for --allowed-hosts only where the server listens beyond loopback', () => {
+  it('asks for --allowed-hosts only where the server listens beyond loopback', () => {
     const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
     expect(notice({}, '0.0.0.0')).toContain('--allowed-hosts is not set');
     expect(notice({}, '127.0.0.1')).toBe('');
     expect(notice({ allowedHosts: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({})).toBe('');
-    const unbuilt = (OPTIONS as readonly OptionSpec[]).find((o) => o.notYet !== undefined && o.kind === 'boolean');
-    if (unbuilt) expect(notice({ [unbuilt.key]: true }, '::1')).toContain(`--${unbuilt.flag}`);
     // Subdomain mode answers only to its base domain and its pods' hosts.
     expect(notice({ subdomains: true, baseDomain: 'pods.example.org' }, '0.0.0.0')).toBe('');
     expect(notice({ git: true }, '::1')).toBe('');
-    expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toMatch(/login .*--rate-limit-login[\s\S]*registration .*--rate-limit-register/);
+    // The login and registration limits are enforced (src/limits/rules.ts): nothing to say about them.
+    expect(notice({ rateLimitLogin: 3, rateLimitRegister: 2 }, '::1')).toBe('');
   });
 
-  it('warns loudly about --public beyond loopback only', () => {
+  it('warns about --public, loudly beyond loopback', () => {
     const notice = (flags: Record<string, unknown>, boundTo?: string) => startupNotices(resolveConfig({ flags }), boundTo).join('\n');
     expect(notice({ public: true }, '0.0.0.0')).toContain('WARNING: --public on 0.0.0.0');
-    expect(notice({ public: true }, '127.0.0.1')).toBe('');
+    expect(notice({ public: true }, '127.0.0.1')).toBe('warning: --public: access control is off, so every program and user that can reach 127.0.0.1 may read, change and delete everything under it; for local experiments only.');
     expect(notice({ public: true, allowedHosts: 'pods.example.org' }, '::')).toContain('WARNING');
   });
 

@@ -18,8 +18,8 @@ const QUESTIONS: readonly { key: string; question: string }[] = [
   { key: 'rateLimit', question: 'Rate limits (recommended unless behind your own)?' },
 ];
 
-/** Short answers to yes/no questions, on top of what the option parser takes. */
-const YES_NO: Record<string, string> = { y: 'yes', n: 'no' };
+/** Answers to yes/no questions, on top of what the option parser takes (true, false, 1, 0). */
+const YES_NO: Record<string, string> = { y: 'true', yes: 'true', n: 'false', no: 'false' };
 
 function shownDefault(spec: OptionSpec): string {
   if (spec.kind === 'boolean') return spec.default ? 'Y/n' : 'y/N';
@@ -32,7 +32,7 @@ function storedValue(spec: OptionSpec, answer: string, parsed: string | number |
 }
 
 export interface InitIo {
-  input: NodeJS.ReadableStream;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
   write(text: string): void;
 }
 
@@ -42,10 +42,16 @@ export interface InitIo {
  */
 export async function initCommand(file: string, io: InitIo): Promise<string> {
   const lines = createInterface({ input: io.input, terminal: false })[Symbol.asyncIterator]();
+  // A terminal shows what was typed and the Enter; piped answers are written out, each after its question.
+  const echo = !io.input.isTTY;
   const ask = async (prompt: string): Promise<string> => {
     io.write(prompt);
     const next = await lines.next();
-    if (next.done) throw new ConfigError('the answers ended before every question was answered; nothing was written.');
+    if (next.done) {
+      if (echo) io.write('\n');
+      throw new ConfigError('the answers ended before every question was answered; nothing was written.');
+    }
+    if (echo) io.write(`${next.value}\n`);
     return next.value.trim();
   };
 
@@ -56,7 +62,7 @@ export async function initCommand(file: string, io: InitIo): Promise<string> {
   for (const { key, question } of QUESTIONS) {
     const spec = OPTION_BY_KEY.get(key)!;
     for (;;) {
-      const answer = await ask(`${question}${spec.notYet ? ' (not available yet: the option is kept for when it is)' : ''} [${shownDefault(spec)}] `);
+      const answer = await ask(`${question} [${shownDefault(spec)}] `);
       if (answer === '') break;
       const raw = spec.kind === 'boolean' ? (YES_NO[answer.toLowerCase()] ?? answer) : answer;
       try {
