@@ -22,7 +22,7 @@ import { SharedReplayCache } from '../auth/solid-oidc/shared-replay-cache.ts';
 import { GrantStore } from './grants.ts';
 import { PasskeyStore } from './passkey-store.ts';
 import { login, loginOptions, register, registrationOptions } from './passkeys.ts';
-import { endpointOf, issuerFor, issuerNotice } from './issuer.ts';
+import { checkIssuerOption, endpointOf, issuerFor, issuerNotice } from './issuer.ts';
 import { loadOrCreateSigningKey, type SigningKey } from './keys.ts';
 import {
   ACCOUNT_PATH,
@@ -92,6 +92,7 @@ export const idpFeature: Feature = {
   enabled: (config) => config.idp,
   create(context) {
     const { config, platform, now } = context;
+    checkIssuerOption(config);
     let key: Promise<SigningKey> | null = null;
     const signingKey = () =>
       (key ??= loadOrCreateSigningKey(platform.storage).catch((error: unknown) => {

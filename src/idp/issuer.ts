@@ -1,4 +1,5 @@
 import type { Config } from '../config/options.ts';
+import { ConfigError } from '../config/resolve.ts';
 import { podHostsOf } from '../pods/subdomains.ts';
 
 /**
@@ -17,9 +18,24 @@ export function endpointOf(issuer: string, path: string): string {
   return new URL(path, issuer).href;
 }
 
+/**
+ * Refuses an `--idp-issuer` the endpoints cannot live under: they are served at the root of the host
+ * (`/.well-known/openid-configuration`, `/idp/...`), so an issuer with a path would announce URLs that
+ * answer nothing.
+ */
+export function checkIssuerOption(config: Config): void {
+  if (!config.idpIssuer) return;
+  const url = new URL(config.idpIssuer);
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`--idp-issuer ${config.idpIssuer}: give an origin alone, such as https://pods.example (no path: the identity provider is served from the root of the host).`);
+  }
+}
+
 /** The startup line saying which issuer the identity provider announces. */
 export function issuerNotice(config: Config): string {
-  return config.idpIssuer
-    ? `idp: issuer ${new URL(config.idpIssuer).href} (--idp-issuer)`
-    : 'idp: the issuer is the origin each request comes to (e.g. http://localhost:3000/); set --idp-issuer to fix it';
+  if (config.idpIssuer) return `idp: issuer ${new URL(config.idpIssuer).href} (--idp-issuer)`;
+  if (config.baseUrl) return `idp: the issuer is the public origin ${new URL(config.baseUrl).href} (--base-url)`;
+  const host = config.subdomains && config.baseDomain ? config.baseDomain : 'localhost';
+  const example = config.port ? ` (e.g. ${config.sslKey ? 'https' : 'http'}://${host}:${config.port}/)` : '';
+  return `idp: the issuer is the origin each request comes to${example}; set --idp-issuer to fix it`;
 }
