@@ -3,7 +3,8 @@
  * in `_id`: a GET is a lookup in the `_id` index, a listing an anchored prefix regex on it (an index range),
  * a create-only write leans on the uniqueness of `_id`, and a replace or delete carries the version it expects
  * in its filter, so the database decides atomically. The driver reconnects by itself after an outage; until
- * then, operations fail fast with DocumentStoreUnavailable.
+ * then, operations fail fast with DocumentStoreUnavailable. A database that was down when the server
+ * started is connected to again by the store itself (see `reconnect`).
  */
 import type { Collection, MongoClient } from 'mongodb';
 import { ConfigError } from '../../src/config/resolve.ts';
@@ -19,9 +20,16 @@ interface DocumentRecord {
 
 /** How long an operation waits for a reachable server before the request gets its 503. */
 const SERVER_SELECTION_TIMEOUT_MS = 2000;
+/** The least time between two attempts to connect again, whatever the number of requests. */
+const RECONNECT_INTERVAL_MS = 1000;
 const DUPLICATE_KEY = 11000;
 /** Server errors that mean "not now" rather than "wrong": shutdown in progress, stepped-down or recovering primaries. */
 const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
+/**
+ * Socket errors the driver can pass on as they are, e.g. a write to a connection the server has just closed
+ * ("This socket has been ended by the other party", EPIPE) by the first request after the database stops.
+ */
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The connection string without user and password, for log lines. */
 export function describeUrl(url: string): string {
@@ -48,12 +56,33 @@ export async function openMongoDocumentStore(url: string, database: string): Pro
     error instanceof mongodb.MongoNotConnectedError ||
     error instanceof mongodb.MongoTopologyClosedError ||
     error instanceof mongodb.MongoServerClosedError ||
-    (error instanceof mongodb.MongoServerError && UNAVAILABLE_CODES.has(Number(error.code)));
+    (error instanceof mongodb.MongoServerError && UNAVAILABLE_CODES.has(Number(error.code))) ||
+    SOCKET_ERROR_CODES.has(String((error as { code?: unknown }).code));
+
+  /**
+   * When its first connection fails, the driver (7.x) closes its topology for good: every later operation
+   * throws MongoTopologyClosedError, even once the database answers, until `connect()` is called again.
+   * One attempt at a time, at most one per RECONNECT_INTERVAL_MS; requests meanwhile get their 503.
+   */
+  let reconnecting: Promise<void> | null = null;
+  let lastAttempt = 0;
+  const reconnect = () => {
+    if (reconnecting || Date.now() - lastAttempt < RECONNECT_INTERVAL_MS) return;
+    lastAttempt = Date.now();
+    reconnecting = client
+      .connect()
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (reconnecting = null));
+  };
 
   const guarded = async <T>(what: string, operation: () => Promise<T>): Promise<T> => {
     try {
       return await operation();
     } catch (error) {
+      if (error instanceof mongodb.MongoTopologyClosedError || error instanceof mongodb.MongoNotConnectedError) reconnect();
       if (isUnavailable(error)) throw new DocumentStoreUnavailable(`${what}: ${description} is unreachable (${(error as Error).message})`, { cause: error });
       throw error;
     }
@@ -118,6 +147,9 @@ export async function openMongoDocumentStore(url: string, database: string): Pro
         return members;
       }),
     ping: () => guarded('connecting', async () => void (await client.db(database).command({ ping: 1 }))),
-    close: () => client.close(),
+    close: async () => {
+      await reconnecting;
+      await client.close();
+    },
   };
 }

@@ -59,6 +59,35 @@ describe.skipIf(usingRealMongod)('a database outage (jongodb: a real mongod is n
   }, 60_000);
 });
 
+describe.skipIf(usingRealMongod)('a database that starts after the server (jongodb)', () => {
+  it('is connected to once it is up: /db/ answers 503 until then, then serves', async () => {
+    const database = await startTestDatabase();
+    await database.stop();
+    const svc = await startSvc(['--docdb', '--docdb-url', database.url, '--docdb-database', database.database]);
+    try {
+      expect(svc.output()).toContain('docdb: cannot reach');
+      const alice = await createPod(svc.base, 'alice');
+      const write = () => fetch(`${svc.base}/db/alice/doc`, { method: 'PUT', body: document, headers: { ...alice, 'Content-Type': JSON_LD } });
+      expect((await write()).status).toBe(503);
+      await database.start();
+      // The driver alone never recovers here (its topology stays closed): a bounded wait tells the two apart.
+      const deadline = Date.now() + 20_000;
+      let status = 503;
+      while (status === 503 && Date.now() < deadline) {
+        const response = await write();
+        status = response.status;
+        await response.body?.cancel();
+        if (status === 503) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(status).toBe(201);
+      expect(svc.output()).toContain('is reachable again');
+    } finally {
+      await svc.stop();
+      await database.stop();
+    }
+  }, 60_000);
+});
+
 describe('startup with an unreachable database', () => {
   it('logs it clearly, serves the other routes, and answers 503 on /db/', async () => {
     const probe = createServer();
