@@ -129,7 +129,8 @@ export function parseFlagWords(words: readonly string[], specs: readonly FlagSpe
   for (const spec of specs) {
     const value: unknown = options[camelCase(spec.flag)];
     if (value === undefined) continue;
-    flags[spec.key] = spec.arg ? checked.written.get(spec.key)! : value === true;
+    // cac declares booleans to its parser by their camel-case names, so one of several words (`--read-only=true`) comes back as text.
+    flags[spec.key] = spec.arg ? checked.written.get(spec.key)! : value === true || value === 'true';
   }
   return { flags, positionals: options['--'] as string[] };
 }

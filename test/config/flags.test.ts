@@ -13,6 +13,7 @@ describe('parseFlagWords', () => {
       positionals: ['alice'],
     });
     expect(parse('--', '--port')).toEqual({ flags: {}, positionals: ['--port'] });
+    expect(parse('--single-user', '--read-only=true', '--no-webid-tls', '--live-reload=false').flags).toEqual({ singleUser: true, readOnly: true, webidTls: false, liveReload: false });
   });
 
   it('keeps values and positionals as written: no number conversion of a hex key or a name of digits', () => {
@@ -75,5 +76,11 @@ describe('cac alone, with the types declared', () => {
   it('takes the word after a boolean for its value', () => {
     expect(parsedByCac('--quiet', 'yes')).toMatchObject({ quiet: true });
     expect(parsedByCac('--quiet=yes')).toMatchObject({ quiet: true });
+  });
+
+  it('does not tell its parser that a boolean of several words is one, which then swallows the next word', () => {
+    const cli = cac('svc');
+    cli.command('[...positionals]').option('--read-only', '');
+    expect(cli.parse(['node', 'svc', '--read-only', 'alice'], { run: false }).options).toMatchObject({ readOnly: 'alice' });
   });
 });
