@@ -6,7 +6,8 @@
  */
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
+import { listeningLine } from '../shared/listening-line.ts';
+import { baseUrl, gracefulShutdown, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** What a socket carries from the upgrade to its events. */
 interface SocketData {

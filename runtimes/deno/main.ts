@@ -9,7 +9,8 @@
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
-import { baseUrl, gracefulShutdown, listeningLine, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
+import { listeningLine } from '../shared/listening-line.ts';
+import { baseUrl, gracefulShutdown, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
 /** The part of the Deno namespace used here (the project type-checks with Node's types, not Deno's). */
 interface DenoApi {

@@ -1,17 +1,19 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { parseFlagWords, flagSpecsOf } from '../../src/config/flags.ts';
 import type { Config } from '../../src/config/options.ts';
-import { ConfigError } from '../../src/config/resolve.ts';
+import { ConfigError, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
 import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import { singleUserNotice, type SingleUserPod } from '../../src/pods/single-user.ts';
 import { ADMIN_COMMANDS, runAdminCommand } from './commands/index.ts';
 import { commandHelp, globalHelp, tableOptionsOf, type CommandHelp } from './help.ts';
+import { listeningLine } from '../shared/listening-line.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
 
 const COMMANDS: CommandHelp[] = [{ name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' }, ...ADMIN_COMMANDS];
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const PARENT_CHECK_MS = 500;
 
 /** The `svc token` that mints a new token for the single-user pod; none for memory storage, which forgets the pod on exit. */
 function singleUserTokenCommand(config: Config, pod: SingleUserPod): string | null {
@@ -24,31 +26,48 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/**
+ * Under npm (`npm start`, `npx svc start`) svc may run below a shell that npm started: npm hands a signal to
+ * that shell, which exits without passing it on. The parent going away is then the only sign to stop.
+ */
+function whenParentExits(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const check = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(check);
+    stop();
+  }, PARENT_CHECK_MS);
+  check.unref();
+}
+
 async function runStart(flags: Record<string, unknown>): Promise<void> {
-  const config = await loadConfig(flags, process.env);
   const log = (line: string) => process.stdout.write(line + '\n');
+  for (const warning of unknownEnvironmentWarnings(process.env)) log(warning);
+  const config = await loadConfig(flags, process.env);
   const running = await startServer(config, log);
-  const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
-  const url = clientBaseUrl(config, running.url);
   const pod = running.singleUserPod;
-  if (pod) log(singleUserNotice(pod, url, singleUserTokenCommand(config, pod), config));
-  const bound = url === running.url ? '' : `bound to ${running.url}, `;
-  log(`svc listening on ${url} (${bound}storage: ${storageText})`);
+  if (pod) log(singleUserNotice(pod, clientBaseUrl(config, running.url), singleUserTokenCommand(config, pod), config));
+  log(listeningLine('node', running.url, config));
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal} received: finishing in-flight requests, then exiting.`);
+    log(`${reason}: finishing in-flight requests, then exiting.`);
     const force = setTimeout(() => {
       log('in-flight requests did not finish in time; exiting anyway.');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    void running.close().then(() => process.exit(0));
+    void running.close().then(() => {
+      log('svc stopped: every request answered, quota counts and pending records saved.');
+      process.exit(0);
+    });
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT received'));
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  whenParentExits(() => stop('the npm process that started svc has exited'));
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -89,9 +108,5 @@ export async function main(argv: string[]): Promise<void> {
 
 main(process.argv).catch((error) => {
   if (error instanceof ConfigError) fail(error.message);
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') fail(`the port is already in use: ${(error as Error).message}`);
-  if (code === 'EACCES') fail(`permission denied: ${(error as Error).message}`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot listen on that address (--host): ${(error as Error).message}`);
   fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 });

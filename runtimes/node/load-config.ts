@@ -11,7 +11,7 @@ export async function loadConfig(flags: Record<string, unknown>, env: NodeJS.Pro
     try {
       text = await readFile(configPath, 'utf8');
     } catch (error) {
-      throw new ConfigError(`Cannot read the config file ${configPath}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot read the config file ${configPath} (-c/--config): ${unreadable(error)}.`);
     }
     try {
       file = JSON.parse(text);
@@ -23,4 +23,22 @@ export async function loadConfig(flags: Record<string, unknown>, env: NodeJS.Pro
     }
   }
   return resolveConfig({ flags, env, file });
+}
+
+/** Why a file named by an option cannot be read, in words: "no such file", "permission denied". */
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'there is no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return (error as Error).message;
+}
+
+/** Reads a file an option names (a PEM key or certificate), or stops with one line naming the option. */
+export async function readOptionFile(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read ${option} ${path}: ${unreadable(error)}; give the path of a PEM file this user may read.`);
+  }
 }

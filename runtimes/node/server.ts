@@ -1,5 +1,4 @@
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,16 +8,20 @@ import type { Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
+import type { DocumentStore } from '../../src/docdb/store.ts';
+import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { mashlibAssetReader } from './databrowser-assets.ts';
-import { createNodeGitBackend } from './git-backend.ts';
+import { createNodeGitBackend, type NodeGitBackend } from './git-backend.ts';
+import { readOptionFile } from './load-config.ts';
 import { openMongoDocumentStore } from './docdb.ts';
 import { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
+import type { StorageDriver } from '../../src/storage/types.ts';
 
 /** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
 const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
@@ -46,56 +49,116 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Listens, or says in one line what to change when the address or port cannot be had. */
+async function listen(server: Server, config: Config): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `port ${config.port} on ${config.host}`;
+    if (code === 'EADDRINUSE') throw new ConfigError(`${where} is already in use by another program: stop it, or choose another port with --port (e.g. --port ${config.port + 1}).`);
+    if (code === 'EACCES') throw new ConfigError(`${where} needs privileges this user lacks (ports below 1024 do): choose --port 1024 or above, or serve it through a reverse proxy (docs/deployment.md).`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new ConfigError(`cannot listen on ${config.host} (--host): no network interface of this machine has that address; use 127.0.0.1, 0.0.0.0 or one of its addresses.`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts the server. It listens first, so a port in use or a wrong --host stops startup before anything
+ * is written; requests that come while the app gets ready wait for it.
+ */
 export async function startServer(config: Config, log: (line: string) => void): Promise<RunningServer> {
   if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
     throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
   }
-  for (const notice of startupNotices(config, config.host)) log(notice);
-
-  const storage = await openStorage(config, true);
-  let listeningUrl: string | undefined;
-  // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
-  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
-  // The MongoDB driver is loaded only with --docdb.
-  const documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
-  // Live reload hears of changes on disk only where pods are real files.
-  const watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
-  // The Redis client is loaded only with --redis-url.
-  const sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
-  const platform: Platform = {
-    runtime: 'node',
-    storage,
-    log,
-    clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
-    peerCertificate: (_request, env) => {
-      const socket = (env as HttpBindings | undefined)?.incoming.socket as Partial<TLSSocket> | undefined;
-      // An empty object when the client sent none; `raw` is the DER encoding.
-      const raw = socket?.getPeerCertificate?.()?.raw;
-      return raw ? new Uint8Array(raw) : null;
-    },
-    fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => listeningUrl }),
-    signatureVerifier: nodeSignatureVerifier,
-    ...(git && { git }),
-    ...(documentStore && { documentStore }),
-    ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
-    ...(watcher && { watchStorage: watcher.watch }),
-    ...(sharedState && { sharedState }),
-    ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
+  const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
+  let dispatch: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  let ready!: () => void;
+  const appReady = new Promise<void>((resolve) => (ready = resolve));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (dispatch) dispatch(req, res);
+    else void appReady.then(() => dispatch!(req, res));
   };
+  let server: Server;
+  try {
+    server = tls
+      ? createHttpsServer(
+          {
+            ...tls,
+            // WebID-TLS asks for a client certificate but takes none on a CA's word: the WebID profile vouches for it.
+            ...(config.webidTls && { requestCert: true, rejectUnauthorized: false }),
+          },
+          handle,
+        )
+      : createHttpServer(handle);
+  } catch (error) {
+    throw new ConfigError(`--ssl-key ${config.sslKey} and --ssl-cert ${config.sslCert} are not a PEM private key and the certificate that goes with it (${(error as Error).message}).`);
+  }
+  await listen(server, config);
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
+
+  for (const notice of startupNotices(config, config.host)) log(notice);
+  let storage: StorageDriver | undefined;
+  let git: NodeGitBackend | undefined;
+  let documentStore: DocumentStore | undefined;
+  let watcher: ReturnType<typeof watchStorageFiles> | undefined;
+  let sharedState: SharedState | undefined;
   let app: App;
   try {
+    storage = await openStorage(config, true);
+    // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
+    git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+    // The MongoDB driver is loaded only with --docdb.
+    documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
+    // Live reload hears of changes on disk only where pods are real files.
+    watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
+    // The Redis client is loaded only with --redis-url.
+    sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
+    const platform: Platform = {
+      runtime: 'node',
+      storage,
+      log,
+      clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
+      peerCertificate: (_request, env) => {
+        const socket = (env as HttpBindings | undefined)?.incoming.socket as Partial<TLSSocket> | undefined;
+        // An empty object when the client sent none; `raw` is the DER encoding.
+        const raw = socket?.getPeerCertificate?.()?.raw;
+        return raw ? new Uint8Array(raw) : null;
+      },
+      fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => url }),
+      signatureVerifier: nodeSignatureVerifier,
+      ...(git && { git }),
+      ...(documentStore && { documentStore }),
+      ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+      ...(watcher && { watchStorage: watcher.watch }),
+      ...(sharedState && { sharedState }),
+      ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
+    };
     app = createApp(config, platform);
     await app.init();
   } catch (error) {
+    server.closeAllConnections();
+    server.close();
     watcher?.close();
     await git?.close();
     await documentStore?.close();
     await sharedState?.close();
+    await storage?.close?.();
     throw error;
   }
   const singleUserPod = (await app.singleUserPod?.()) ?? null;
   const listener = getRequestListener((request, env) => app.fetch(request, env));
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  dispatch = (req, res) => {
     if (UNSAFE_RAW_PATH.test(rawPathOf(req.url))) {
       const started = Date.now();
       void sendProblem(req, res, 400, 'Invalid path: dot segments and backslashes are not allowed.').then(() => {
@@ -105,33 +168,9 @@ export async function startServer(config: Config, log: (line: string) => void): 
     }
     void listener(req, res);
   };
-
-  const tls = config.sslKey && config.sslCert;
-  const server: Server = tls
-    ? createHttpsServer(
-        {
-          key: await readFile(config.sslKey!),
-          cert: await readFile(config.sslCert!),
-          // WebID-TLS asks for a client certificate but takes none on a CA's word: the WebID profile vouches for it.
-          ...(config.webidTls && { requestCert: true, rejectUnauthorized: false }),
-        },
-        handle,
-      )
-    : createHttpServer(handle);
   // Loaded only with --notifications, so startup without it never reads the WebSocket library.
   const webSockets = app.upgradeWebSocket ? (await import('./websocket.ts')).attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
-  listeningUrl = url;
+  ready();
 
   // Keep-alive connections that finish their request during shutdown become idle later; close those too.
   const close = () =>

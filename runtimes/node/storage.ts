@@ -9,6 +9,22 @@ export async function openStorage(config: Config, recover = false): Promise<Stor
   if (config.storage === 'r2') {
     throw new ConfigError('--storage r2 is available only on Cloudflare Workers (runtime: workers, with an R2 bucket bound as PODS); on Node use --storage fs or --storage memory.');
   }
-  // Other instances write the same files: every read checks the file instead of trusting a cached body.
-  return config.storage === 'memory' ? new MemoryDriver() : FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+  return config.storage === 'memory' ? new MemoryDriver() : openDataDirectory(config, recover);
+}
+
+/** The fs driver on --root; what keeps it from being the data directory is said in one line naming the option. */
+export async function openDataDirectory(config: Config, recover: boolean): Promise<FsDriver> {
+  try {
+    // Other instances write the same files: every read checks the file instead of trusting a cached body.
+    return await FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'that is a file, not a directory'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'this user may not write there'
+          : (error as Error).message;
+    throw new ConfigError(`cannot use --root ${config.root} as the data directory: ${why}. Give a directory svc may write (it is made if missing).`);
+  }
 }

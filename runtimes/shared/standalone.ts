@@ -4,11 +4,10 @@
  * File access goes through each runtime's Node compatibility (`node:fs`), so the fs driver is the very
  * driver Node uses: same file layout, same atomic create-only and replace.
  */
-import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../../src/app.ts';
 import { flagSpecsOf, parseFlagWords } from '../../src/config/flags.ts';
 import { OPTIONS, type Config } from '../../src/config/options.ts';
-import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
 import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import type { Platform } from '../../src/platform.ts';
 import { singleUserNotice } from '../../src/pods/single-user.ts';
@@ -17,8 +16,9 @@ import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
-import { loadConfig } from '../node/load-config.ts';
+import { loadConfig, readOptionFile } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
+import { openDataDirectory } from '../node/storage.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
 
@@ -58,14 +58,6 @@ function refuseUnsupported(runtime: StandaloneRuntime, config: Config): void {
   }
 }
 
-async function readPem(path: string, option: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`Cannot read ${option} ${path}: ${(error as Error).message}`);
-  }
-}
-
 /** Resolves the options, refuses what the runtime cannot do, opens the storage and builds the app. */
 export async function prepareStandalone(
   runtime: StandaloneRuntime,
@@ -75,10 +67,10 @@ export async function prepareStandalone(
 ): Promise<Standalone> {
   const config = await loadConfig(parseFlags(runtime, args), env);
   refuseUnsupported(runtime, config);
-  for (const notice of startupNotices(config, config.host)) log(notice);
-  const tls = config.sslKey && config.sslCert ? { key: await readPem(config.sslKey, '--ssl-key'), cert: await readPem(config.sslCert, '--ssl-cert') } : undefined;
+  for (const notice of [...unknownEnvironmentWarnings(env), ...startupNotices(config, config.host)]) log(notice);
+  const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await FsDriver.open(config.root, { recover: true, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await openDataDirectory(config, true);
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
@@ -97,13 +89,6 @@ export async function prepareStandalone(
   const app = createApp(config, platform);
   await app.init();
   return { config, app, storage, ...(tls && { tls }) };
-}
-
-/** The line the process prints once it listens (the same wording as `svc start`, so tools can wait for it). */
-export function listeningLine(runtime: StandaloneRuntime, boundUrl: string, config: Config): string {
-  const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
-  const url = clientBaseUrl(config, boundUrl);
-  return `svc listening on ${url} (runtime: ${runtime}, ${url === boundUrl ? '' : `bound to ${boundUrl}, `}storage: ${storageText})`;
 }
 
 /**

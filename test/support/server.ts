@@ -23,8 +23,9 @@ export interface RunningSvc {
 export async function startSvc(args: string[] = [], env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningSvc> {
   const givenRoot = args.findIndex((word) => word === '-r' || word === '--root');
   const root = options.root ?? (givenRoot === -1 ? await mkdtemp(join(tmpdir(), 'svc-e2e-')) : args[givenRoot + 1]!);
-  // Each option goes once on the command line: the test's own --root replaces the fresh one.
-  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
+  // Each option goes once on the command line: the test's own --root or --host replaces the fresh one.
+  const givenHost = args.some((word) => word === '-h' || word === '--host');
+  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', ...(givenHost ? [] : ['-h', '127.0.0.1']), ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
     env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
