@@ -90,6 +90,9 @@ export async function createNodeGitBackend(root: string, log: (line: string) => 
   await mkdir(home);
   await writeFile(join(hooksDir, 'pre-receive'), PRE_RECEIVE_HOOK);
   await chmod(join(hooksDir, 'pre-receive'), 0o755);
+  // The empty repository whose push advertisement stands in for one that a push will create.
+  const emptyRoot = join(privateDir, 'empty');
+  await run('git', ['init', '-q', '--template=', join(emptyRoot, 'repository')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
 
   const directoryOf = (container: string) => join(root, container);
   /** The environment of every git process: nothing of svc's own (secrets), no user or system config. */
@@ -141,6 +144,14 @@ export async function createNodeGitBackend(root: string, log: (line: string) => 
       await run('git', ['init', '-q', '--template=', directoryOf(container)], { env: baseEnv() });
     },
 
+    async isEmpty(container) {
+      return (await git(container, ['for-each-ref', '--count=1'])).trim() === '';
+    },
+
+    async removeRepository(container) {
+      await rm(join(directoryOf(container), '.git'), { recursive: true, force: true });
+    },
+
     async serve(request: GitServiceRequest): Promise<GitServiceAnswer> {
       const push = request.service === 'git-receive-pack';
       const before = push && !request.advertisement ? await headCommit(request.repository) : null;
@@ -152,9 +163,9 @@ export async function createNodeGitBackend(root: string, log: (line: string) => 
         ...(limit !== undefined && { 'receive.maxInputSize': String(Math.max(1, limit)) }),
       });
       Object.assign(env, {
-        GIT_PROJECT_ROOT: root,
+        GIT_PROJECT_ROOT: request.notYetCreated ? emptyRoot : root,
         GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: request.repository.slice(0, -1) + (request.advertisement ? '/info/refs' : `/${request.service}`),
+        PATH_INFO: (request.notYetCreated ? '/repository' : request.repository.slice(0, -1)) + (request.advertisement ? '/info/refs' : `/${request.service}`),
         QUERY_STRING: request.advertisement ? `service=${request.service}` : '',
         REQUEST_METHOD: request.advertisement ? 'GET' : 'POST',
         REMOTE_USER: request.remoteUser ?? '',

@@ -20,6 +20,11 @@ export interface GitServiceRequest {
   remoteUser: string | null;
   /** Pushes only: how many bytes the pod may still grow by; absent when it has no limit. */
   quotaAvailable?: number;
+  /**
+   * The push advertisement of a repository that does not exist yet (a push will create it): answered as an
+   * empty repository's, without making one, so a client that never pushes leaves nothing behind.
+   */
+  notYetCreated?: boolean;
 }
 
 /** A file of the working tree a push changed, relative to the repository's container. */
@@ -40,6 +45,10 @@ export interface GitBackend {
   isRepository(container: string): Promise<boolean>;
   /** Makes an empty non-bare repository in an existing, empty container. */
   createRepository(container: string): Promise<void>;
+  /** Whether the repository has no ref at all: nothing was ever pushed to it. */
+  isEmpty(container: string): Promise<boolean>;
+  /** Removes the repository (`.git`) a refused push-to-create made; the container's other files stay. */
+  removeRepository(container: string): Promise<void>;
   /** Runs one request of the smart HTTP protocol against the repository. */
   serve(request: GitServiceRequest): Promise<GitServiceAnswer>;
 }

@@ -65,32 +65,42 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
   const { config, access, platform } = context;
   const storage = platform.storage;
 
-  /** A push to a missing or empty container makes the repository first; anything else there stays untouched. */
-  const createRepository = async (repository: string): Promise<void> => {
-    const changes: Change[] = [];
-    if (await storage.head(repository)) {
-      for await (const member of storage.list(repository)) {
-        if (!isHiddenFromListing(member.path)) {
-          throw new HttpProblem(409, 'This container holds resources but no git repository: push to a new or empty container to create one.', { type: 'not-a-repository' });
-        }
+  /** A push may create a repository in a missing or empty container only: anything else there stays untouched. */
+  const refuseIfOccupied = async (repository: string): Promise<void> => {
+    if (!(await storage.head(repository))) return;
+    for await (const member of storage.list(repository)) {
+      if (!isHiddenFromListing(member.path)) {
+        throw new HttpProblem(409, 'This container holds resources but no git repository: push to a new or empty container to create one.', { type: 'not-a-repository' });
       }
-    } else {
-      const made = await storage.createContainer(repository);
-      if (made) for (const path of [...made.createdContainers, repository]) changes.push({ path, kind: 'create' });
     }
+  };
+
+  /** Makes the repository for a push; what it made (containers included) is what a refused push removes. */
+  const createRepository = async (repository: string): Promise<Change[]> => {
+    const made = (await storage.head(repository)) ? null : await storage.createContainer(repository);
     await git.createRepository(repository);
-    context.log(`git: created a repository in ${repository}`);
-    if (changes.length > 0) context.publish(changes);
+    return made ? [...made.createdContainers, repository].map((path) => ({ path, kind: 'create' as const })) : [];
+  };
+
+  /** After a refused push-to-create: the repository goes, and so do the containers made for it, deepest first. */
+  const undoCreation = async (repository: string, created: readonly Change[]): Promise<void> => {
+    await git.removeRepository(repository);
+    for (const { path } of [...created].sort((a, b) => b.path.length - a.path.length)) await storage.delete(path);
+    storage.forgetCached?.(repository);
+    context.log(`git: the push that would have created a repository in ${repository} was refused; nothing was kept`);
   };
 
   /**
    * After a push: the files git wrote are seen at once and announced, and the pod's quota counts what is
    * now on disk (objects of any branch, the checked-out files).
    */
-  const afterPush = async (repository: string, answer: GitServiceAnswer): Promise<void> => {
+  const afterPush = async (repository: string, answer: GitServiceAnswer, created: readonly Change[] | null): Promise<void> => {
     const changed = await answer.finished;
+    if (created && (await git.isEmpty(repository))) return undoCreation(repository, created);
+    if (created) context.log(`git: created a repository in ${repository}`);
     storage.forgetCached?.(repository);
-    if (changed.length > 0) context.publish(changed.map((change) => ({ path: repository + change.path, kind: change.kind })));
+    const published = [...(created ?? []), ...changed.map((change) => ({ path: repository + change.path, kind: change.kind }))];
+    if (published.length > 0) context.publish(published);
     const podRoot = podRootOfPath(repository);
     if (podRoot) await reconcilePodUsage(storage, podRoot);
   };
@@ -118,10 +128,14 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
       if (error instanceof HttpProblem && error.status === 401) error.headers.set('WWW-Authenticate', `Basic realm="${new URL(request.url).origin}", charset="UTF-8"`);
       throw error;
     }
-    if (!(await git.isRepository(repository))) {
-      if (!push || !advertisement) throw notARepository();
-      await createRepository(repository);
+    // A push to where there is no repository yet creates one, once its objects arrive (the POST after the
+    // advertisement), and removes it again if the push is refused: nothing is left of a refused first push.
+    const exists = await git.isRepository(repository);
+    if (!exists) {
+      if (!push) throw notARepository();
+      await refuseIfOccupied(repository);
     }
+    const created = !exists && !advertisement ? await createRepository(repository) : null;
     const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
     if (encoding && !GIT_ENCODINGS.has(encoding)) {
       throw new HttpProblem(415, `Git request bodies are sent plain or with Content-Encoding: gzip, not ${encoding}.`, { type: 'unsupported-media-type' });
@@ -135,10 +149,12 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
       body: request.body,
       remoteUser: caller.webId,
       ...(push && !advertisement && { quotaAvailable: await quotaAvailable(repository) }),
+      ...(!exists && advertisement && { notYetCreated: true }),
     });
     const logFailure = (error: unknown) => context.log(`git: ${repository}: ${(error as Error).message}`);
     if (answer.response.status >= 400 && answer.response.status < 500) {
       answer.finished.catch(logFailure);
+      if (created) await undoCreation(repository, created);
       // Git's own refusals (a wrong Content-Type) get the server's error shape, with git's words.
       throw new HttpProblem(answer.response.status, (await answer.response.text()).trim() || 'git refused the request.', { type: 'git-refused' });
     }
@@ -146,7 +162,7 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
       answer.finished.catch(logFailure);
       return answer.response;
     }
-    const done = afterPush(repository, answer).catch(logFailure);
+    const done = afterPush(repository, answer, created).catch(logFailure);
     // The answer ends only once the pushed files are visible, so the client's next request sees them.
     const body = answer.response.body?.pipeThrough(new TransformStream({ flush: () => done }));
     return new Response(body ?? null, { status: answer.response.status, headers: answer.response.headers });

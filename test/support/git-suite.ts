@@ -249,6 +249,30 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
       expect(existsSync(join(server.root, 'alice', 'public', 'site', '.acl'))).toBe(false);
     });
 
+    it('keeps nothing of a refused push that would have created a repository (quota, ACL documents)', async () => {
+      const auth = { authorization: `Bearer ${alice.token}` };
+      const big = await localRepository('refused-big', { 'blob.bin': 'a'.repeat(600 * 1024) });
+      const overQuota = await git(big, [...withToken(alice.token), 'push', `${server.base}/alice/public/bigrepo`, 'main']);
+      expect(overQuota.stderr).toContain("the pod's storage quota leaves");
+      expect((await fetch(`${server.base}/alice/public/bigrepo/`, { headers: auth })).status).toBe(404);
+      expect(existsSync(join(server.root, 'alice', 'public', 'bigrepo'))).toBe(false);
+
+      // Containers made on the way to a nested repository go too; an empty container that was there stays.
+      const sneaky = await localRepository('refused-acl', { 'ok.txt': 'fine', '.acl': '# grants everyone Control' });
+      const nested = await git(sneaky, [...withToken(alice.token), 'push', `${server.base}/alice/public/deep/er/repo`, 'main']);
+      expect(nested.stderr).toContain('keeps this name for itself');
+      expect(existsSync(join(server.root, 'alice', 'public', 'deep'))).toBe(false);
+      const empty = await fetch(`${server.base}/alice/public/kept/`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/turtle' } });
+      expect(empty.status).toBe(201);
+      expect((await git(sneaky, [...withToken(alice.token), 'push', `${server.base}/alice/public/kept`, 'main'])).code).not.toBe(0);
+      expect((await fetch(`${server.base}/alice/public/kept/`, { headers: auth })).status).toBe(200);
+      expect(existsSync(join(server.root, 'alice', 'public', 'kept', '.git'))).toBe(false);
+
+      // A dry run (the push advertisement alone, no objects sent) makes nothing either.
+      await expectOk(git(sneaky, [...withToken(alice.token), 'push', '--dry-run', `${server.base}/alice/public/only-asked`, 'main']));
+      expect(existsSync(join(server.root, 'alice', 'public', 'only-asked'))).toBe(false);
+    });
+
     it('never runs hooks or fsmonitor commands from a repository\'s own config', async () => {
       const local = await localRepository('hooked', { 'a.txt': 'one' });
       const url = `${server.base}/alice/public/hooked`;
