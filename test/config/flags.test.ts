@@ -78,6 +78,12 @@ describe('cac alone, with the types declared', () => {
     expect(parsedByCac('--quiet=yes')).toMatchObject({ quiet: true });
   });
 
+  it('drops a `-` among the arguments, and the word after it', () => {
+    const cli = cac('svc');
+    cli.command('[...positionals]');
+    expect(cli.parse(['node', 'svc', 'a', '-', 'b'], { run: false }).args).toEqual(['a']);
+  });
+
   it('does not tell its parser that a boolean of several words is one, which then swallows the next word', () => {
     const cli = cac('svc');
     cli.command('[...positionals]').option('--read-only', '');
