@@ -2,7 +2,7 @@
  * The relay of a real `svc start --nostr` process, with nostr-tools as the client (and a raw WebSocket for
  * what a well-behaved client never sends).
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import type { Filter } from 'nostr-tools/filter';
 import { finalizeEvent } from 'nostr-tools/pure';
@@ -56,6 +56,8 @@ let url: string;
 
 beforeAll(async () => {
   svc = await startSvc(['--nostr', '--quiet']);
+  // The ready line gives the relay's WebSocket URL.
+  expect(svc.output()).toContain(`; Nostr relay at ${svc.base.replace('http', 'ws')}/relay`);
   url = svc.base.replace(/^http/, 'ws') + '/relay';
 });
 
@@ -215,8 +217,9 @@ describe('svc start --nostr with nostr-tools as the client', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://client.example');
     expect(response.headers.get('access-control-allow-headers')).toBeTruthy();
     expect(response.headers.get('access-control-allow-methods')).toContain('GET');
-    const document = (await response.json()) as { supported_nips: number[]; limitation: Record<string, unknown>; retention: unknown };
+    const document = (await response.json()) as { supported_nips: number[]; software: string; version: string; limitation: Record<string, unknown>; retention: unknown };
     expect(document.supported_nips).toEqual([1, 9, 11, 40, 42]);
+    expect(document).toMatchObject({ software: 'svc', version: JSON.parse(await readFile('package.json', 'utf8')).version });
     expect(document.limitation).toMatchObject({ max_message_length: 65536, max_subscriptions: 20, max_filters: 10, max_limit: 500, max_subid_length: 64, auth_required: false });
     expect(document.retention).toEqual([{ count: 1000 }]);
 
