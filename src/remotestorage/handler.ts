@@ -128,8 +128,10 @@ export function remoteStorageHandler(deps: RemoteStorageDeps) {
       { path: parent, anyOf: ['write'] },
     ]);
     const current = await storage.head(target.path);
-    if (!current || current.isContainer) throw notFound();
-    const { ifMatch } = writePreconditions(request, current);
+    const document = current && !current.isContainer ? current : null;
+    // As for PUT (and the reference server): If-Match of a document that is not there fails its precondition.
+    if (!document && !request.headers.has('if-match')) throw notFound();
+    const { ifMatch } = writePreconditions(request, document);
     const deleted = await storage.delete(target.path, ifMatch === undefined ? undefined : { ifMatch });
     if (!deleted) {
       if (ifMatch === undefined) throw notFound();

@@ -211,6 +211,10 @@ describe('remoteStorage conditional requests', () => {
     expect((await asAlice(path, { method: 'DELETE', headers: { 'If-Match': '"old"' } })).status).toBe(412);
     expect(await (await asAlice(path)).text()).toBe('v1');
     expect((await asAlice(path, { method: 'DELETE', headers: { 'If-Match': headers.get('etag')! } })).status).toBe(200);
+    // A document that is not there: 412 with If-Match (as for PUT), 404 without.
+    expect((await asAlice(path, { method: 'DELETE', headers: { 'If-Match': headers.get('etag')! } })).status).toBe(412);
+    expect((await asAlice('/storage/alice/c/never', { method: 'DELETE', headers: { 'If-Match': '*' } })).status).toBe(412);
+    expect((await asAlice(path, { method: 'DELETE' })).status).toBe(404);
   });
 
   it('GET with If-None-Match answers 304 for a current document or folder and 200 otherwise', async () => {
