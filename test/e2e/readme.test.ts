@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { promisedStatuses, seenStatuses } from '../support/doc-examples.ts';
 import { startSvc } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -15,12 +16,6 @@ async function walkThrough(): Promise<string> {
   return match[1]!;
 }
 
-/** The status the comment after each curl command promises, in order. */
-function promisedStatuses(script: string): number[] {
-  const commands = script.replace(/\\\n/g, ' ').split('\n').filter((line) => /\bcurl\b/.test(line) && !line.startsWith('curl()'));
-  return commands.map((line) => Number(/\s#\s*(\d{3})\b/.exec(line)?.[1]));
-}
-
 /**
  * Runs the walk-through as a newcomer would paste it, from the repository directory, with `svc token` reading
  * `root`; gives what a terminal would show (standard output and error as one stream, in order).
@@ -30,7 +25,7 @@ async function runWalkThrough(script: string, root: string): Promise<{ seen: str
     env: { ...process.env, SVC_ROOT: root, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
   });
   // The walk-through's own first line makes curl print each status as `→ NNN` on a line of its own.
-  return { seen: stdout, statuses: [...stdout.matchAll(/^→ (\d{3})$/gm)].map((match) => Number(match[1])) };
+  return { seen: stdout, statuses: seenStatuses(stdout) };
 }
 
 describe('README quick start', () => {
