@@ -1,11 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandLines, exampleBlocks, promisedOutput, promisedStatuses, seenStatuses, STATUS_CURL, type ExampleBlock } from '../support/doc-examples.ts';
+import { commandLines, exampleBlocks, pathWithSvc, promisedOutput, promisedStatuses, seenStatuses, STATUS_CURL, type ExampleBlock } from '../support/doc-examples.ts';
 import { freePort } from '../support/local-process.ts';
-import { SVC_BIN } from '../support/server.ts';
 
 const REPOSITORY = join(import.meta.dirname, '..', '..');
 
@@ -24,12 +23,9 @@ interface Workspace {
  */
 async function workspace(): Promise<Workspace> {
   const cwd = await mkdtemp(join(tmpdir(), 'svc-doc-'));
-  const bin = join(cwd, '.bin');
-  await mkdir(bin);
-  await symlink(SVC_BIN, join(bin, 'svc'));
   await symlink(join(REPOSITORY, 'node_modules'), join(cwd, 'node_modules'));
   await mkdir(join(cwd, '.home'));
-  const env = { ...process.env, PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}`, HOME: join(cwd, '.home'), GIT_CONFIG_NOSYSTEM: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: await pathWithSvc(), HOME: join(cwd, '.home'), GIT_CONFIG_NOSYSTEM: '1' };
   for (const name of Object.keys(env)) if (name.startsWith('SVC_')) delete env[name];
   // Git that knows who commits, as on a machine where it is set up.
   Object.assign(env, { GIT_AUTHOR_NAME: 'Alice', GIT_AUTHOR_EMAIL: 'alice@example.org', GIT_COMMITTER_NAME: 'Alice', GIT_COMMITTER_EMAIL: 'alice@example.org' });
@@ -79,7 +75,8 @@ async function runClient(block: ExampleBlock, space: Workspace, index: number): 
   if (block.lang === 'js') {
     const file = `example-${index}.mjs`;
     await writeFile(join(space.cwd, file), text);
-    const { code, output } = await runBash(`node ${file}`, space);
+    // Run from the same terminal: the variables the shell examples exported are in its environment.
+    const { code, output } = await runBash(`[ ! -f .shell-state ] || source .shell-state\nnode ${file}`, space);
     expect(code, `${block.at} failed:\n${output}`).toBe(0);
     for (const promised of promisedOutput(text)) expect(output, `${block.at}: its output`).toContain(promised);
     return;
@@ -98,13 +95,14 @@ describe('the feature documents, run as written', () => {
     it(`${document}: its examples work against the server they start`, async () => {
       const blocks = exampleBlocks(document, await readFile(join(REPOSITORY, document), 'utf8'));
       expect(blocks[0]?.kind, `${document} starts its examples with a server block`).toBe('server');
-      const space = await workspace();
+      let space = await workspace();
       let server: Awaited<ReturnType<typeof startServer>> | null = null;
       try {
         for (const [index, block] of blocks.entries()) {
           if (block.kind === 'server') {
+            // Each server block starts over in a fresh directory, with a fresh shell.
             if (server) await stop(server.process);
-            space.port = await freePort();
+            if (index > 0) space = await workspace();
             server = await startServer(block, space);
           } else {
             await runClient(block, space, index);

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { promisedStatuses, seenStatuses } from '../support/doc-examples.ts';
+import { pathWithSvc, promisedStatuses, seenStatuses } from '../support/doc-examples.ts';
 import { startSvc } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -17,13 +17,11 @@ async function walkThrough(): Promise<string> {
 }
 
 /**
- * Runs the walk-through as a newcomer would paste it, from the repository directory, with `svc token` reading
- * `root`; gives what a terminal would show (standard output and error as one stream, in order).
+ * Runs the walk-through as a newcomer would paste it, with `svc` on the PATH (`npm link`) and `svc token`
+ * reading `root`; gives what a terminal would show (standard output and error as one stream, in order).
  */
 async function runWalkThrough(script: string, root: string): Promise<{ seen: string; statuses: number[] }> {
-  const { stdout } = await run('bash', ['-c', `set -e\nexec 2>&1\n${script}`], {
-    env: { ...process.env, SVC_ROOT: root, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
-  });
+  const { stdout } = await run('bash', ['-c', `set -e\nexec 2>&1\n${script}`], { env: { ...process.env, SVC_ROOT: root, PATH: await pathWithSvc() } });
   // The walk-through's own first line makes curl print each status as `→ NNN` on a line of its own.
   return { seen: stdout, statuses: seenStatuses(stdout) };
 }
@@ -44,7 +42,7 @@ describe('README quick start', () => {
       expect(await readFile(join(server.root, 'alice', 'notes', 'card'), 'utf8')).toContain('Alice');
 
       // Run again, the second pod creation from this address is over the limit (429, naming the option), and
-      // `npx svc token alice` gives the token the rest uses.
+      // `svc token alice` gives the token the rest uses.
       const again = await runWalkThrough(script, server.root);
       expect(again.seen).toContain("--rate-limit-pods; 0 lifts it");
       expect(again.statuses).toEqual([429, ...promisedStatuses(script).slice(1)]);

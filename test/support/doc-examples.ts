@@ -1,3 +1,8 @@
+import { mkdtemp, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { SVC_BIN } from './server.ts';
+
 /**
  * The examples of the documentation as a newcomer pastes them. A fenced block after
  * `<!-- example: server -->` sets a server up: its lines run in a fresh directory, and its last line is the
@@ -78,4 +83,11 @@ export const STATUS_CURL = `curl() { command curl -sS -w '%{stderr}\\n→ %{http
 /** What a JS example promises to print: the text after each `// → `. */
 export function promisedOutput(script: string): string[] {
   return [...script.matchAll(/\/\/ → (.+)$/gm)].map((match) => match[1]!.trim());
+}
+
+/** A PATH with `svc` on it as `npm link` puts it there (a link to bin/svc.js), and this Node. */
+export async function pathWithSvc(): Promise<string> {
+  const bin = await mkdtemp(join(tmpdir(), 'svc-bin-'));
+  await symlink(SVC_BIN, join(bin, 'svc'));
+  return `${bin}:${dirname(process.execPath)}:${process.env.PATH}`;
 }
