@@ -59,9 +59,12 @@ export async function startSvc(args: string[] = [], env: Record<string, string> 
   };
 }
 
-/** Runs `svc` with arguments to completion and returns its exit code and output. */
+/**
+ * Runs `svc` with arguments to completion and returns its exit code and output. One that does not end within
+ * 25 s (a server that started where the test expected a refusal) is stopped, so no process outlives the test.
+ */
 export async function runSvc(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 25_000 });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
