@@ -11,6 +11,10 @@ command -v openssl >/dev/null 2>&1 || needed+=(openssl)
 command -v chromium >/dev/null 2>&1 || needed+=(chromium)
 # The scale-out tests (test/cluster/) and `npm run bench`'s three-instance run start their own Redis.
 command -v redis-server >/dev/null 2>&1 || needed+=(redis-server)
+# The case-insensitive view of a data directory (test/support/casefold_fs.py, used by test/storage/) is a FUSE
+# passthrough: Debian's python3 with fusepy (Debian's module name) loads libfuse2; fuse3 brings the fusermount3 helper.
+/usr/bin/python3 -c 'import fusepy' >/dev/null 2>&1 || needed+=(python3 python3-fusepy libfuse2)
+command -v fusermount3 >/dev/null 2>&1 || needed+=(fuse3)
 
 if [ ${#needed[@]} -eq 0 ]; then
   echo "setup-system: everything needed is present"

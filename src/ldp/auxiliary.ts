@@ -1,7 +1,6 @@
 /** Which names are auxiliary or the server's own, and therefore never listed or served as plain resources. */
 import { isQuotaPath } from '../quota/record.ts';
-
-export const ACL_SUFFIX = '.acl';
+import { ACL_SUFFIX } from '../storage/paths.ts';
 
 export function isAclPath(path: string): boolean {
   return !path.endsWith('/') && path.endsWith(ACL_SUFFIX);
@@ -18,8 +17,9 @@ export function subjectOfAcl(aclPath: string): string {
 }
 
 /**
- * A git repository's internals: a `.git` segment anywhere (any case, as case-insensitive file systems see
- * it). Its config and hooks must never be written over HTTP, and its objects are served by git only.
+ * A git repository's internals: a `.git` segment anywhere. Its config and hooks must never be written over
+ * HTTP, and its objects are served by git only. (Other spellings of it never reach here: see
+ * `reservedNameProblem`; any case still matches for files of earlier versions.)
  */
 const GIT_DIRECTORY = /\/\.git(?:\/|$)/i;
 

@@ -2,7 +2,7 @@ import { headerText } from '../http/header-text.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { allowFor, LDP } from '../http/headers.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath } from '../storage/paths.ts';
+import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath, type SegmentPlace } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { created, resourceHeaders } from './respond.ts';
@@ -21,7 +21,7 @@ function wantsContainer(request: Request): boolean {
 }
 
 /** The Slug if it is a safe, ordinary name that keeps the new URL within the path limit; otherwise null and a fresh name is used. */
-function safeSlug(request: Request, container: string): string | null {
+function safeSlug(request: Request, container: string, place: SegmentPlace): string | null {
   const header = request.headers.get('slug');
   const slug = header && headerText(header);
   if (!slug) return null;
@@ -33,7 +33,7 @@ function safeSlug(request: Request, container: string): string | null {
   }
   name = name.replace(/\/+$/, '');
   try {
-    checkSegment(name);
+    checkSegment(name, place);
   } catch {
     return null;
   }
@@ -72,7 +72,7 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
   writePreconditions(ctx.request, existing);
 
   const container = wantsContainer(ctx.request);
-  const slug = safeSlug(ctx.request, path);
+  const slug = safeSlug(ctx.request, path, container ? 'container' : 'resource');
   // Read (and for RDF validate) the body before anything is stored: a missing target container is
   // created by the write itself, so a refused body leaves nothing behind.
   const write = container ? null : await readWriteBody(ctx, path + (slug ?? 'new'));

@@ -1,4 +1,5 @@
 import { HttpProblem } from '../http/problem.ts';
+import { QUOTA_FILE } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
 
 /** The quota record at a pod root: `limit` and `used` in bytes; a limit of 0 means unlimited. */
@@ -6,8 +7,6 @@ export interface QuotaRecord {
   limit: number;
   used: number;
 }
-
-export const QUOTA_FILE = '.quota.json';
 
 export function quotaPathOf(podRoot: string): string {
   return podRoot + QUOTA_FILE;

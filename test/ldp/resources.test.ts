@@ -314,24 +314,26 @@ describe('path safety', () => {
     const json = (body: string) => text(body, 'application/json');
     const attempts: [string, RequestInit][] = [
       ['/p/.quota.json', json('{"limit":1099511627776,"used":0}')],
-      ['/p/.quota.json/', { method: 'PUT' }],
       ['/.server/token-key.json', json('{}')],
       ['/.server/sub/', { method: 'PUT' }],
       ['/.server/', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } }],
     ];
     for (const [path, init] of attempts) await expectProblem(await request(path, init), 403);
+    // A container of that name would stand where the record must go.
+    await expectProblem(await request('/p/.quota.json/', { method: 'PUT' }), 400);
     expect(await read('/p/.quota.json')).toBe(quota);
     expect(key).not.toBe('');
     expect(await read('/.server/token-key.json')).toBe(key);
     expect(await storage.head('/.server/sub/')).toBeNull();
   });
 
-  it('never serves, lists or writes the internals of a git repository (.git/ in any case)', async () => {
+  it('never serves, lists or writes the internals of a git repository (.git/, and refuses its other spellings)', async () => {
     const { request, storage } = makeApp({ public: true });
     const read = async (path: string) => new Response((await storage.get(path))?.body).text();
     await storage.put('/p/repo/.git/config', '[core]', { contentType: 'text/plain' });
     await storage.put('/p/repo/readme.txt', 'hi', { contentType: 'text/plain' });
-    for (const path of ['/p/repo/.git/config', '/p/repo/.git/', '/p/repo/.GIT/config']) await expectProblem(await request(path), 404);
+    for (const path of ['/p/repo/.git/config', '/p/repo/.git/']) await expectProblem(await request(path), 404);
+    await expectProblem(await request('/p/repo/.GIT/config'), 400);
     expect(await (await request('/p/repo/')).text()).not.toContain('.git');
     await expectProblem(await request('/p/repo/.git/hooks/post-update', text('#!/bin/sh')), 403);
     await expectProblem(await request('/p/repo/.git/', { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain' } }), 403);
