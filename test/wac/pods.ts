@@ -1,4 +1,5 @@
 import type { Platform } from '../../src/platform.ts';
+import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp, type TestApp } from '../support/app.ts';
 
@@ -13,8 +14,8 @@ export interface PodWorld extends TestApp {
 }
 
 /** A WAC-enforcing app (not --public) with one pod per name, and a way to call it as each owner. */
-export async function podWorld(names: readonly string[], flags: Record<string, unknown> = {}, platform: Partial<Platform> = {}): Promise<PodWorld> {
-  const test = makeApp({ public: false, ...flags }, new MemoryDriver(), platform);
+export async function podWorld(names: readonly string[], flags: Record<string, unknown> = {}, platform: Partial<Platform> = {}, storage: StorageDriver = new MemoryDriver()): Promise<PodWorld> {
+  const test = makeApp({ public: false, ...flags }, storage, platform);
   const tokens: Record<string, string> = {};
   for (const name of names) {
     const response = await test.request('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
