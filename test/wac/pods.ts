@@ -42,3 +42,28 @@ export function putTurtleAcl(body: string): RequestInit {
 export function ownerRule(webId: string): string {
   return `<#owner> a acl:Authorization; acl:agent <${webId}>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write, acl:Control.\n`;
 }
+
+export interface AclRule {
+  id: string;
+  agent?: string;
+  /** `foaf:Agent` (everyone) when true. */
+  public?: boolean;
+  accessTo: string;
+  default?: string;
+  modes: readonly ('Read' | 'Write' | 'Append' | 'Control')[];
+}
+
+/** An ACL as JSON-LD, which any resource takes without --conneg: a write of it under another name is stored, not refused as Turtle (415). */
+export function putJsonLdAcl(rules: readonly AclRule[]): RequestInit {
+  const acl = 'http://www.w3.org/ns/auth/acl#';
+  const body = rules.map((rule) => ({
+    '@id': `#${rule.id}`,
+    '@type': `${acl}Authorization`,
+    ...(rule.agent && { [`${acl}agent`]: { '@id': rule.agent } }),
+    ...(rule.public && { [`${acl}agentClass`]: { '@id': 'http://xmlns.com/foaf/0.1/Agent' } }),
+    [`${acl}accessTo`]: { '@id': rule.accessTo },
+    ...(rule.default && { [`${acl}default`]: { '@id': rule.default } }),
+    [`${acl}mode`]: rule.modes.map((mode) => ({ '@id': acl + mode })),
+  }));
+  return { method: 'PUT', headers: { 'content-type': 'application/ld+json' }, body: JSON.stringify(body) };
+}
