@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { GitBackend, GitServiceAnswer, GitServiceRequest, WorkTreeChange } from '../../src/git/backend.ts';
-import { PRE_RECEIVE_HOOK } from './git-pre-receive.ts';
+import { NAME_CHECK_SCRIPT, preReceiveHook } from './git-pre-receive.ts';
 
 const run = promisify(execFile);
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -81,6 +81,12 @@ function parseCgiHeaders(block: string): { status: number; headers: Headers } {
   return { status, headers };
 }
 
+/** How this runtime runs a JavaScript file (Deno and Bun run this backend too), reading no configuration file. */
+function scriptRunner(): string[] {
+  if (process.versions.deno) return [process.execPath, 'run', '--quiet', '--no-config', '--no-lock'];
+  return [process.execPath];
+}
+
 export async function createNodeGitBackend(root: string, log: (line: string) => void): Promise<NodeGitBackend> {
   const backend = await httpBackendPath();
   const privateDir = await mkdtemp(join(tmpdir(), 'svc-git-'));
@@ -88,7 +94,9 @@ export async function createNodeGitBackend(root: string, log: (line: string) => 
   const home = join(privateDir, 'home');
   await mkdir(hooksDir);
   await mkdir(home);
-  await writeFile(join(hooksDir, 'pre-receive'), PRE_RECEIVE_HOOK);
+  const nameCheck = join(privateDir, 'check-names.mjs');
+  await writeFile(nameCheck, NAME_CHECK_SCRIPT);
+  await writeFile(join(hooksDir, 'pre-receive'), preReceiveHook([...scriptRunner(), nameCheck], privateDir));
   await chmod(join(hooksDir, 'pre-receive'), 0o755);
   // The empty repository whose push advertisement stands in for one that a push will create.
   const emptyRoot = join(privateDir, 'empty');

@@ -1,12 +1,43 @@
+import { reservedNameRules } from '../../src/storage/reserved-names.ts';
+
+/**
+ * Reads the NUL-separated paths of a checked-out tree on stdin; prints the first one the server keeps for
+ * itself and exits 1. It runs the server's own rule (`reservedNameRules`, from its source), and refuses
+ * ACL documents and quota records in any spelling (a push could otherwise change access control with
+ * Write only), control characters and backslashes.
+ */
+export const NAME_CHECK_SCRIPT = `import process from 'node:process';
+// Loaders that keep function names (tsx, esbuild's keepNames) wrap them in this helper of theirs.
+const __name = (target) => target;
+const rules = (${reservedNameRules.toString()})();
+const refused = (segment, place) => {
+  if (/[\\u0000-\\u001f\\u007f\\\\]/.test(segment) || rules.reservedNameProblem(segment, place) !== null) return true;
+  const folded = rules.foldName(segment);
+  return place === 'resource' && (folded.endsWith(rules.ACL_SUFFIX) || folded === rules.QUOTA_FILE);
+};
+let input = '';
+process.stdin.setEncoding('utf8');
+for await (const chunk of process.stdin) input += chunk;
+for (const path of input.split('\\0')) {
+  const segments = path.split('/');
+  if (path !== '' && segments.some((segment, index) => refused(segment, index < segments.length - 1 ? 'container' : 'resource'))) {
+    process.stdout.write(path);
+    process.exit(1);
+  }
+}
+`;
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
 /**
  * svc's own pre-receive hook (`core.hooksPath` points at it; a repository's hooks never run). Git runs it
  * with the pushed objects still in quarantine, so refusing here leaves the repository exactly as it was.
- * It refuses a push that would check out names the server keeps for itself (ACLs, quota records, driver
- * files) and one that would grow the pod past its quota: the received objects plus the growth of the
- * checked-out tree, against SVC_QUOTA_AVAILABLE bytes. A first push into an empty repository checks out
- * the pushed branch.
+ * It refuses a push that would check out names the server keeps for itself (`nameCheck`: the command that
+ * runs NAME_CHECK_SCRIPT, started in `privateDir` so no configuration file of a pushed tree is read) and
+ * one that would grow the pod past its quota: the received objects plus the growth of the checked-out
+ * tree, against SVC_QUOTA_AVAILABLE bytes. A first push into an empty repository checks out the pushed branch.
  */
-export const PRE_RECEIVE_HOOK = `#!/bin/sh
+export const preReceiveHook = (nameCheck: readonly string[], privateDir: string) => `#!/bin/sh
 set -eu
 zero=0000000000000000000000000000000000000000
 head_ref=$(git symbolic-ref -q HEAD || true)
@@ -32,11 +63,9 @@ if [ -n "\${GIT_QUARANTINE_PATH:-}" ]; then
   growth=$(find "$GIT_QUARANTINE_PATH" -type f -printf '%s\\n' | awk '{ total += $1 } END { print total + 0 }')
 fi
 if [ -n "$checkout_commit" ]; then
-  reserved=$(git ls-tree -r -z --name-only --full-tree "$checkout_commit" \\
-    | grep -z -m 1 -E '(^|/)\\.svc-tmp[^/]*(/|$)|\\.svc-meta(/|$)|(^|/)\\.quota\\.json$|\\.acl$|[[:cntrl:]]|\\\\' | tr '\\0' '\\n' || true)
-  if [ -n "$reserved" ]; then
+  if ! reserved=$(git ls-tree -r -z --name-only --full-tree "$checkout_commit" | (cd ${shellQuote(privateDir)} && exec ${nameCheck.map(shellQuote).join(' ')})); then
     echo "svc: push refused: the pod server keeps this name for itself: $reserved" >&2
-    echo "svc: ACL documents (*.acl), .quota.json, *.svc-meta and .svc-tmp* are managed over HTTP, not through git." >&2
+    echo "svc: ACL documents (*.acl), .quota.json, *.svc-meta and .svc-tmp*, in any spelling (macOS and Windows ignore case), are managed over HTTP, not through git." >&2
     exit 1
   fi
   growth=$((growth + $(tree_bytes "$checkout_commit")))

@@ -1,6 +1,6 @@
 /** Which names are auxiliary or the server's own, and therefore never listed or served as plain resources. */
 import { isQuotaPath } from '../quota/record.ts';
-import { ACL_SUFFIX } from '../storage/paths.ts';
+import { ACL_SUFFIX } from '../storage/reserved-names.ts';
 
 export function isAclPath(path: string): boolean {
   return !path.endsWith('/') && path.endsWith(ACL_SUFFIX);

@@ -1,5 +1,5 @@
 import { HttpProblem } from '../http/problem.ts';
-import { QUOTA_FILE } from '../storage/paths.ts';
+import { QUOTA_FILE } from '../storage/reserved-names.ts';
 import type { StorageDriver } from '../storage/types.ts';
 
 /** The quota record at a pod root: `limit` and `used` in bytes; a limit of 0 means unlimited. */

@@ -1,4 +1,7 @@
 /** Storage path arithmetic and the safety rules every request path must pass. */
+import { ACL_SUFFIX, RESERVED_PREFIX, RESERVED_SUFFIX, reservedNameProblem, type SegmentPlace } from './reserved-names.ts';
+
+export { RESERVED_PREFIX, RESERVED_SUFFIX, type SegmentPlace };
 
 export const MAX_PATH_BYTES = 2048;
 /**
@@ -7,16 +10,6 @@ export const MAX_PATH_BYTES = 2048;
  * document's segment is its subject's name plus `.acl`, so that suffix does not count.
  */
 export const MAX_SEGMENT_BYTES = 240;
-
-/** The names the server gives a meaning (see "Reserved names" in docs/decisions.md). */
-export const ACL_SUFFIX = '.acl';
-export const QUOTA_FILE = '.quota.json';
-/** The server's own state, at the storage root only: `/.server/`. */
-export const SERVER_DIRECTORY = '.server';
-export const GIT_DIRECTORY = '.git';
-/** Segment suffixes and prefixes the drivers use for their own files; never valid resource names. */
-export const RESERVED_SUFFIX = '.svc-meta';
-export const RESERVED_PREFIX = '.svc-tmp';
 
 /**
  * A name (a container's with or without its slash) the drivers keep for their own files, spelled exactly
@@ -27,53 +20,6 @@ export const RESERVED_PREFIX = '.svc-tmp';
 export function isReservedName(name: string): boolean {
   const bare = name.endsWith('/') ? name.slice(0, -1) : name;
   return bare.endsWith(RESERVED_SUFFIX) || bare.startsWith(RESERVED_PREFIX);
-}
-
-/** Lowercase ASCII without `:` and without a final dot or space folds to itself: most names skip all work. */
-const FOLDS_TO_ITSELF = /^[^\0-\x1f:A-Z\x7f-\uffff]*[^\0-\x1f:A-Z. \x7f-\uffff]$/;
-const ASCII = /^[\0-\x7f]*$/;
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
-const WINDOWS_TAIL = /[. ]+$/;
-
-/**
- * The name folded at least as far as any case-insensitive or normalising file system folds it: NFKC (covers the NFD of
- * APFS and HFS+, and width and compatibility forms), default-ignorable code points dropped (HFS+ ignores
- * zero-width joiners and direction marks), case mapped both ways (NTFS upper-cases, so `ı` and `ſ` meet
- * `i` and `s`), and what Windows drops: the stream after a `:` and final dots and spaces.
- */
-export function foldName(name: string): string {
-  if (FOLDS_TO_ITSELF.test(name)) return name;
-  let folded = ASCII.test(name) ? name.toLowerCase() : name.normalize('NFKC').replace(IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC');
-  const colon = folded.indexOf(':');
-  if (colon !== -1) folded = folded.slice(0, colon);
-  return folded.replace(WINDOWS_TAIL, '');
-}
-
-/** A container's name (every segment but the last of a resource path) or a resource's. */
-export type SegmentPlace = 'container' | 'resource';
-
-/**
- * Why a name may not be used, or null. A name that folds (`foldName`) into a reserved one must be spelled
- * exactly as the server spells it, or a file system that folds names (macOS, Windows) would store it as
- * the reserved file: `doc.ACL` would be `doc.acl`, written with Write instead of Control. Containers never
- * take an ACL document's or a quota record's name (`x.acl/` would stop the ACL of `x` from being created).
- */
-export function reservedNameProblem(segment: string, place: SegmentPlace): string | null {
-  const folded = foldName(segment);
-  if (folded.endsWith(RESERVED_SUFFIX) || folded.startsWith(RESERVED_PREFIX)) {
-    return `names ending in ${RESERVED_SUFFIX} or starting with ${RESERVED_PREFIX}, in any spelling, are the storage drivers' own files`;
-  }
-  if (folded.endsWith(ACL_SUFFIX)) {
-    if (place === 'container') return `a container cannot take an ACL document's name (ending in ${ACL_SUFFIX}, in any spelling)`;
-    if (!segment.endsWith(ACL_SUFFIX)) return `${JSON.stringify(segment)} would be an ACL document on a file system that ignores case or normalises names (macOS, Windows); ACL documents end in ${ACL_SUFFIX} exactly`;
-    const subject = segment.slice(0, -ACL_SUFFIX.length);
-    return subject === '' ? null : reservedNameProblem(subject, 'resource');
-  }
-  if (folded === QUOTA_FILE || folded === SERVER_DIRECTORY || folded === GIT_DIRECTORY) {
-    if (segment !== folded) return `${JSON.stringify(segment)} would be the server's own ${folded} on a file system that ignores case or normalises names (macOS, Windows)`;
-    if (folded === QUOTA_FILE && place === 'container') return `a container cannot take the quota record's name ${QUOTA_FILE}`;
-  }
-  return null;
 }
 
 export class PathError extends Error {

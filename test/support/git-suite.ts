@@ -232,21 +232,25 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
 
     it('never serves or accepts the repository internals over LDP', async () => {
       const auth = { authorization: `Bearer ${alice.token}` };
-      for (const path of ['.git/config', '.git/HEAD', '.git/', '.GIT/config']) {
+      for (const path of ['.git/config', '.git/HEAD', '.git/']) {
         expect((await fetch(`${server.base}/alice/public/site/${path}`, { headers: auth })).status).toBe(404);
       }
+      expect((await fetch(`${server.base}/alice/public/site/.GIT/config`, { headers: auth })).status).toBe(400);
       const hook = await fetch(`${server.base}/alice/public/site/.git/hooks/post-update`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/plain' }, body: '#!/bin/sh\ntouch /tmp/owned\n' });
       expect(hook.status).toBe(403);
       expect((await fetch(`${server.base}/alice/public/site/.git/config`, { method: 'DELETE', headers: auth })).status).toBe(404);
       expect(existsSync(join(server.root, 'alice', 'public', 'site', '.git', 'hooks', 'post-update'))).toBe(false);
     });
 
-    it('refuses pushed trees that hold names the server keeps for itself (ACL documents)', async () => {
-      const local = await localRepository('sneaky', { 'ok.txt': 'fine', '.acl': '# an ACL that would grant everyone Control' });
-      const refused = await git(local, [...withToken(alice.token), 'push', `${server.base}/alice/public/site`, '--force', 'main']);
-      expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain('keeps this name for itself');
-      expect(existsSync(join(server.root, 'alice', 'public', 'site', '.acl'))).toBe(false);
+    it('refuses pushed trees that hold names the server keeps for itself, in any spelling (macOS and Windows ignore case)', async () => {
+      const names = ['.acl', 'doc.ACL', 'sub/.Acl', 'x.acl/inside', '.QUOTA.JSON', 'Doc.SVC-META', '.svc-tmp-1', '.ac\u200cl', '.quota.json.', 'doc.acl:x'];
+      for (const [index, name] of names.entries()) {
+        const local = await localRepository(`sneaky-${index}`, { 'ok.txt': 'fine', [name]: '# an ACL that would grant everyone Control' });
+        const refused = await git(local, [...withToken(alice.token), 'push', `${server.base}/alice/public/site`, '--force', 'main']);
+        expect(refused.code, name).not.toBe(0);
+        expect(refused.stderr, name).toContain(`keeps this name for itself: ${name}`);
+      }
+      for (const name of names) expect(existsSync(join(server.root, 'alice', 'public', 'site', name.split('/')[0]!)), name).toBe(false);
     });
 
     it('keeps nothing of a refused push that would have created a repository (quota, ACL documents)', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldName, reservedNameProblem } from '../../src/storage/paths.ts';
+import { foldName, reservedNameProblem } from '../../src/storage/reserved-names.ts';
 
 describe('foldName: names as a file system that ignores case or normalises them compares them', () => {
   it('folds case both ways (NTFS upper-cases: ı and ſ meet i and s), width, and NFC and NFD alike', () => {
