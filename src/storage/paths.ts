@@ -62,7 +62,7 @@ export function checkSegment(segment: string, place: SegmentPlace): void {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(segment)) throw new PathError('control characters are not allowed');
   const name = segment.endsWith(ACL_SUFFIX) ? segment.slice(0, -ACL_SUFFIX.length) : segment;
-  if (utf8Length(name) > MAX_SEGMENT_BYTES) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes (not counting a final .acl)`);
+  if (overSegmentLimit(name)) throw new PathError(`a path segment is longer than ${MAX_SEGMENT_BYTES} bytes (not counting a final .acl)`);
   const reserved = reservedNameProblem(segment, place);
   if (reserved !== null) throw new PathError(reserved);
 }
@@ -106,6 +106,7 @@ function encodeSegment(segment: string): string {
 }
 
 const encoder = new TextEncoder();
-function utf8Length(value: string): number {
-  return encoder.encode(value).length;
+/** Whether a name has more UTF-8 bytes than a segment may; a short one (3 bytes at most per UTF-16 unit) is not encoded. */
+function overSegmentLimit(name: string): boolean {
+  return name.length * 3 > MAX_SEGMENT_BYTES && encoder.encode(name).length > MAX_SEGMENT_BYTES;
 }

@@ -47,6 +47,8 @@ export function reservedNameRules() {
    */
   function reservedNameProblem(segment: string, place: SegmentPlace): string | null {
     const folded = foldName(segment);
+    // Every reserved name has a dot.
+    if (!folded.includes('.')) return null;
     if (folded.endsWith(RESERVED_SUFFIX) || folded.startsWith(RESERVED_PREFIX)) {
       return `names ending in ${RESERVED_SUFFIX} or starting with ${RESERVED_PREFIX}, in any spelling, are the storage drivers' own files`;
     }
