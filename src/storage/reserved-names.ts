@@ -26,12 +26,13 @@ export function reservedNameRules() {
   /**
    * The name folded at least as far as any case-insensitive or normalising file system folds it: NFKC
    * (covers the NFD of APFS and HFS+, and width and compatibility forms), default-ignorable code points
-   * dropped (HFS+ ignores zero-width joiners and direction marks), case mapped both ways (NTFS upper-cases,
-   * so `ı` and `ſ` meet `i` and `s`), and what Windows drops: the stream after a `:`, final dots and spaces.
+   * dropped (HFS+ ignores zero-width joiners and direction marks), case mapped down, up and down again
+   * (NTFS upper-cases, so `ı` and `ſ` meet `i` and `s`; `ß` and `ẞ` meet `ss` as in Unicode case folding),
+   * and what Windows drops: the stream after a `:`, final dots and spaces.
    */
   function foldName(name: string): string {
     if (FOLDS_TO_ITSELF.test(name)) return name;
-    let folded = ASCII.test(name) ? name.toLowerCase() : name.normalize('NFKC').replace(IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC');
+    let folded = ASCII.test(name) ? name.toLowerCase() : name.normalize('NFKC').replace(IGNORABLE, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
     const colon = folded.indexOf(':');
     if (colon !== -1) folded = folded.slice(0, colon);
     return folded.replace(WINDOWS_TAIL, '');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { foldName, reservedNameProblem } from '../../src/storage/reserved-names.ts';
 
 describe('foldName: names as a file system that ignores case or normalises them compares them', () => {
-  it('folds case both ways (NTFS upper-cases: ı and ſ meet i and s), width, and NFC and NFD alike', () => {
+  it('folds case down, up and down (NTFS upper-cases: ı and ſ meet i and s; ß and ẞ meet ss), width, and NFC and NFD alike', () => {
     expect(foldName('doc.ACL')).toBe('doc.acl');
     expect(foldName('.g\u0131t')).toBe('.git');
     expect(foldName('.\u017fvc-meta')).toBe('.svc-meta');
@@ -11,6 +11,8 @@ describe('foldName: names as a file system that ignores case or normalises them 
     expect(foldName('\uff0eacl')).toBe('.acl');
     expect(foldName('caf\u00e9')).toBe(foldName('cafe\u0301'));
     expect(foldName('CAF\u00c9')).toBe(foldName('caf\u00e9'));
+    expect(foldName('\u1e9e')).toBe('ss');
+    expect(foldName('\u00df')).toBe('ss');
   });
 
   it('drops what HFS+ ignores (zero-width joiners, direction marks) and what Windows drops (final dots and spaces, a :stream)', () => {
