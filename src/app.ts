@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
+import { IssuedTokens } from './auth/issued-tokens.ts';
 import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import { fanOut } from './cluster/fan-out.ts';
@@ -17,6 +18,7 @@ import { errorToResponse } from './http/errors.ts';
 import { applyCors } from './http/headers.ts';
 import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
+import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature } from './idp/feature.ts';
 import { invitesFeature } from './invites/feature.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
@@ -78,7 +80,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // In subdomain mode, documents on other pods' hosts are read from the app itself too.
   if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => app.fetch(request));
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
-  const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request));
+  // The identity provider, when on, ends its own tokens early through this (a password change, a revoked app).
+  const issuedTokens = new IssuedTokens();
+  const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request), issuedTokens);
   const { platform, access } = security;
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
@@ -93,7 +97,20 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return podCreation!(request);
   };
   const publish = (changes: readonly Change[]) => published(changes);
-  const context: FeatureContext = { config, platform, access, authenticate, createPod: createPodRequest, tokenKey: security.tokenKey, now, log, publish, social: new SocialRegistry() };
+  const context: FeatureContext = {
+    config,
+    platform,
+    access,
+    authenticate,
+    createPod: createPodRequest,
+    tokenKey: security.tokenKey,
+    now,
+    log,
+    publish,
+    social: new SocialRegistry(),
+    issuedTokens,
+    authorizedApps: new AuthorizedApps(),
+  };
   const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));

@@ -9,6 +9,7 @@ import { ensureRootAcl } from '../wac/root-acl.ts';
 import { WebAccessControl } from '../wac/web-access-control.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { bearerVerifier } from './bearer.ts';
+import type { IssuedTokens } from './issued-tokens.ts';
 import { nostrVerifier } from './nostr/verifier.ts';
 import { SharedReplayCache } from './solid-oidc/shared-replay-cache.ts';
 import { boundTokenAsBearer, dpopVerifier } from './solid-oidc/verifier.ts';
@@ -35,9 +36,10 @@ export interface Security {
 
 /**
  * `local` answers a request with the server's own handlers: the DPoP verifier reads WebID profiles and
- * issuer documents on the server's own origin through it.
+ * issuer documents on the server's own origin through it. `issuedTokens` ends the server's own DPoP tokens
+ * early, once a feature fills it.
  */
-export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>): Security {
+export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>, issuedTokens?: IssuedTokens): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
   const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now, base.sharedState);
@@ -64,7 +66,7 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
   const credentials = [
     boundTokenAsBearer,
     bearerVerifier(tokenKey, now, hosts),
-    dpopVerifier({ platform: base, now, local, ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
+    dpopVerifier({ platform: base, now, local, ...(issuedTokens && { issuedTokens }), ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
     nostrVerifier({
       platform: base,
       now,

@@ -5,8 +5,10 @@
  */
 import type { Hono } from 'hono';
 import type { CredentialVerifier, Authenticator } from '../auth/authenticate.ts';
+import type { IssuedTokens } from '../auth/issued-tokens.ts';
 import type { Config } from '../config/options.ts';
 import type { SocialRegistry } from '../activitypub/social-registry.ts';
+import type { AuthorizedApps } from '../idp/authorized-apps.ts';
 import type { Change } from '../ldp/context.ts';
 import type { UpgradeAnswer } from '../notifications/socket.ts';
 import type { Platform } from '../platform.ts';
@@ -31,6 +33,10 @@ export interface FeatureContext {
   publish(changes: readonly Change[]): void;
   /** The owner's ActivityPub API, filled by the ActivityPub feature when it is on (the Mastodon API reads it). */
   readonly social: SocialRegistry;
+  /** Where the identity provider ends its own tokens early (every verifier of the server's tokens asks it). */
+  readonly issuedTokens: IssuedTokens;
+  /** The apps an account allowed, from every feature that issues them tokens (the account page lists them). */
+  readonly authorizedApps: AuthorizedApps;
 }
 
 /** What an enabled feature contributes; every part is optional. */

@@ -1,4 +1,7 @@
-/** The account page (password, client credentials) and the JSON API for client credentials. */
+/**
+ * The account page (password, passkeys, client credentials, the apps allowed, the sessions, signing out
+ * everywhere) and the JSON API for client credentials.
+ */
 import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { Account } from './accounts.ts';
@@ -6,12 +9,13 @@ import { webIdOf, type IdpContext } from './context.ts';
 import { isForm, readForm } from './form.ts';
 import { accountPage, page, type AccountView } from './pages.ts';
 import { AUTH_PATH } from './paths.ts';
-import { checkCsrf, csrfFor } from './session.ts';
+import { checkCsrf, csrfFor, type CurrentSession } from './session.ts';
 
 const MAX_NAME_LENGTH = 100;
 const toLogin = () => new Response(null, { status: 303, headers: { Location: AUTH_PATH } });
 
-async function render(idp: IdpContext, request: Request, account: Account, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
+async function render(idp: IdpContext, request: Request, session: CurrentSession, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
+  const { account } = session;
   const passkeys = (await idp.passkeys.list(account.id)).map(({ id, name, created, lastUsed }) => ({ id, name, created, ...(lastUsed && { lastUsed }) }));
   const view: AccountView = {
     csrf,
@@ -21,6 +25,8 @@ async function render(idp: IdpContext, request: Request, account: Account, csrf:
     passkeys,
     nostrKeys: await idp.nostrKeys.keysOf(account.id),
     nostrChallenge: await idp.nostrKeys.newChallenge(account.id),
+    apps: await idp.apps.list(account.id),
+    sessions: (await idp.sessions.list(account.id)).map(({ id, record }) => ({ id, agent: record.agent, created: record.created, current: id === session.id })),
     ...extra,
   };
   return page('Your account', accountPage(view), status, {}, true);
@@ -30,12 +36,12 @@ export async function showAccount(idp: IdpContext, request: Request): Promise<Re
   const session = await idp.sessions.current(request);
   if (!session) return toLogin();
   const csrf = csrfFor(request);
-  const response = await render(idp, request, session.account, csrf.value);
+  const response = await render(idp, request, session, csrf.value);
   if (csrf.setCookie) response.headers.append('Set-Cookie', csrf.setCookie);
   return response;
 }
 
-type AccountAction = (idp: IdpContext, request: Request, account: Account, form: Record<string, string>) => Promise<Response>;
+type AccountAction = (idp: IdpContext, request: Request, session: CurrentSession, form: Record<string, string>) => Promise<Response>;
 
 /** A form of the account page: CSRF-checked, for the logged-in account only. */
 export function accountForm(action: AccountAction) {
@@ -44,23 +50,66 @@ export function accountForm(action: AccountAction) {
     checkCsrf(request, form.csrf);
     const session = await idp.sessions.current(request);
     if (!session) return toLogin();
-    return action(idp, request, session.account, form);
+    return action(idp, request, session, form);
   };
 }
 
-export const changePassword = accountForm(async (idp, request, account, form) => {
-  if (!(await idp.accounts.login(account.email, form.current))) return render(idp, request, account, form.csrf!, { error: 'The current password is wrong.' }, 401);
+/**
+ * Gives the account a new epoch (and the new password, when one is given): every session, app authorization
+ * and token of the old one ends, on this server at once; access tokens other servers hold expire within
+ * the hour. Answers the account as it is now.
+ */
+async function endEverything(idp: IdpContext, account: Account, password?: string): Promise<Account> {
+  const renewed = await idp.accounts.renew(account.id, { ...(password !== undefined && { password }), ending: (epoch) => idp.ended.end([epoch]) });
+  await idp.sessions.forgetAll(account.id);
+  return renewed;
+}
+
+export const changePassword = accountForm(async (idp, request, session, form) => {
+  const { account } = session;
+  if (!(await idp.accounts.login(account.email, form.current))) return render(idp, request, session, form.csrf!, { error: 'The current password is wrong.' }, 401);
+  let changed: Account;
   try {
-    await idp.accounts.changePassword(account.id, form.password ?? '');
+    changed = await endEverything(idp, account, form.password ?? '');
   } catch (error) {
-    if (error instanceof HttpProblem && error.status < 500) return render(idp, request, account, form.csrf!, { error: error.message }, error.status);
+    if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message }, error.status);
     throw error;
   }
-  const changed = (await idp.accounts.get(account.id))!;
-  const response = await render(idp, request, changed, form.csrf!, { message: 'Your password has been changed; other sessions have ended.' });
-  response.headers.append('Set-Cookie', await idp.sessions.start(request, changed));
+  // This browser stays logged in, in a session of the new epoch.
+  const started = await idp.sessions.start(request, changed);
+  const response = await render(idp, request, started.session, form.csrf!, { message: 'Your password has been changed. Every other session has ended, and so has every token your apps and scripts held: they must log in again.' });
+  response.headers.append('Set-Cookie', started.setCookie);
   return response;
 });
+
+/** `POST /idp/account/sign-out-everywhere`: ends every session (this one too), app authorization and token of the account. */
+export const signOutEverywhere = accountForm(async (idp, request, session) => {
+  await endEverything(idp, session.account);
+  const body = `<p role="status">You have been signed out everywhere: every session (this one too) has ended, and so has every token your apps and scripts held.</p>
+<p class="note">Client credentials you made stay until you revoke them on the account page.</p>
+<p><a href="${AUTH_PATH}">Log in again</a></p>`;
+  return page('Signed out everywhere', body, 200, { 'Set-Cookie': idp.sessions.clear(request) });
+});
+
+/** `POST /idp/account/apps/revoke`: logs an app out (its authorization and every token of it). */
+export const revokeAppForm = accountForm(async (idp, request, session, form) => {
+  const revoked = await idp.apps.revoke(session.account.id, form.app ?? '');
+  return render(idp, request, session, form.csrf!, revoked ? { message: 'The app has been logged out; its tokens have ended.' } : { error: 'There is no such app.' }, revoked ? 200 : 404);
+});
+
+/** `POST /idp/account/sessions/end`: ends one session (this browser's too, which then goes to the login page). */
+export const endSessionForm = accountForm(async (idp, request, session, form) => {
+  const ended = await idp.sessions.endOne(session.account.id, form.session ?? '');
+  if (ended && form.session === session.id) return new Response(null, { status: 303, headers: { Location: AUTH_PATH, 'Set-Cookie': idp.sessions.clear(request) } });
+  return render(idp, request, session, form.csrf!, ended ? { message: 'The session has ended.' } : { error: 'There is no such session.' }, ended ? 200 : 404);
+});
+
+/** Revokes a client credential and ends the access tokens it got. */
+async function revokeCredential(idp: IdpContext, accountId: string, clientId: string): Promise<boolean> {
+  if (!(await idp.clients.revokeCredentials(accountId, clientId))) return false;
+  await idp.ended.end([clientId]);
+  return true;
+}
 
 function credentialName(name: unknown): string {
   if (typeof name !== 'string' || !name.trim() || name.length > MAX_NAME_LENGTH) {
@@ -69,25 +118,25 @@ function credentialName(name: unknown): string {
   return name.trim();
 }
 
-export const createCredentialForm = accountForm(async (idp, request, account, form) => {
+export const createCredentialForm = accountForm(async (idp, request, session, form) => {
   let name: string;
   try {
     name = credentialName(form.name);
   } catch (error) {
-    return render(idp, request, account, form.csrf!, { error: (error as Error).message }, 400);
+    return render(idp, request, session, form.csrf!, { error: (error as Error).message }, 400);
   }
-  const created = await idp.clients.createCredentials(account.id, name);
-  return render(idp, request, account, form.csrf!, { created }, 201);
+  const created = await idp.clients.createCredentials(session.account.id, name);
+  return render(idp, request, session, form.csrf!, { created }, 201);
 });
 
-export const revokeCredentialForm = accountForm(async (idp, request, account, form) => {
-  const revoked = await idp.clients.revokeCredentials(account.id, form.client_id ?? '');
-  return render(idp, request, account, form.csrf!, revoked ? { message: 'The credential has been revoked.' } : { error: 'There is no such credential.' }, revoked ? 200 : 404);
+export const revokeCredentialForm = accountForm(async (idp, request, session, form) => {
+  const revoked = await revokeCredential(idp, session.account.id, form.client_id ?? '');
+  return render(idp, request, session, form.csrf!, revoked ? { message: 'The credential has been revoked; its tokens have ended.' } : { error: 'There is no such credential.' }, revoked ? 200 : 404);
 });
 
-export const removePasskeyForm = accountForm(async (idp, request, account, form) => {
-  const removed = await idp.passkeys.remove(account.id, form.id ?? '');
-  return render(idp, request, account, form.csrf!, removed ? { message: 'The passkey has been removed.' } : { error: 'There is no such passkey.' }, removed ? 200 : 404);
+export const removePasskeyForm = accountForm(async (idp, request, session, form) => {
+  const removed = await idp.passkeys.remove(session.account.id, form.id ?? '');
+  return render(idp, request, session, form.csrf!, removed ? { message: 'The passkey has been removed.' } : { error: 'There is no such passkey.' }, removed ? 200 : 404);
 });
 
 /** The account named by `Authorization: Basic` with email and password, or by JSON `email` and `password`. */
@@ -133,6 +182,6 @@ export async function listCredentialsJson(idp: IdpContext, request: Request): Pr
 /** `DELETE /idp/client-credentials/<client_id>` (Basic): revokes one. */
 export async function revokeCredentialJson(idp: IdpContext, request: Request, clientId: string): Promise<Response> {
   const account = await accountFromRequest(idp, request, {});
-  if (!(await idp.clients.revokeCredentials(account.id, clientId))) throw new HttpProblem(404, 'This account holds no such client credential.', { type: 'no-credential' });
+  if (!(await revokeCredential(idp, account.id, clientId))) throw new HttpProblem(404, 'This account holds no such client credential.', { type: 'no-credential' });
   return new Response(null, { status: 204 });
 }

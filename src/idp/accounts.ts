@@ -3,6 +3,7 @@ import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { hashPassword, passwordProblem, verifyPassword, type PasswordHash } from './password.ts';
 import { ACCOUNTS } from './paths.ts';
+import { randomToken } from './random.ts';
 
 /** An account of the identity provider: one email, one password, the WebID of the pod it was made with. */
 export interface Account {
@@ -14,8 +15,13 @@ export interface Account {
   podName: string;
   password: PasswordHash;
   created: string;
-  /** Sessions carry this value: changing the password ends every session begun before (logs out everywhere). */
   passwordChanged: string;
+  /**
+   * Random; every session, code, refresh token and access token of the account carries it, and is accepted
+   * only while it is the account's: a new one (a password change, "sign out everywhere") ends them all.
+   * Absent on accounts made before epochs, until their first login (`epochOf`).
+   */
+  epoch?: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -41,6 +47,8 @@ async function accountIdOf(email: string): Promise<string> {
 }
 
 const recordPath = (id: string) => `${ACCOUNTS}${id}.json`;
+/** Compare-and-swap attempts of one change before it gives up with a 409. */
+const UPDATE_ATTEMPTS = 5;
 
 /** A hash to check against when no account has the email, so a wrong email takes as long as a wrong password. */
 let decoy: Promise<PasswordHash> | null = null;
@@ -59,7 +67,7 @@ export class AccountStore {
   async create(email: string, password: string, podName: string, webIdPath: string): Promise<{ account: Account; undo(): Promise<void> }> {
     const id = await accountIdOf(email);
     const at = new Date(this.#now()).toISOString();
-    const account: Account = { id, email: normalizeEmail(email), webIdPath, podName, password: await hashPassword(password), created: at, passwordChanged: at };
+    const account: Account = { id, email: normalizeEmail(email), webIdPath, podName, password: await hashPassword(password), created: at, passwordChanged: at, epoch: randomToken() };
     const written = await this.#storage.put(recordPath(id), JSON.stringify(account), { contentType: 'application/json', ifNoneMatch: '*' });
     if (!written) throw new HttpProblem(409, 'An account with this email address exists already.', { type: 'account-exists' });
     return { account, undo: async () => void (await this.#storage.delete(recordPath(id), { ifMatch: written.meta.etag })) };
@@ -85,14 +93,40 @@ export class AccountStore {
     return (await verifyPassword(password, account.password)) ? account : null;
   }
 
-  async changePassword(id: string, password: string): Promise<void> {
-    const problem = passwordProblem(password);
-    if (problem) throw new HttpProblem(400, `The new password is not accepted: ${problem}.`, { type: 'invalid-password' });
-    const stored = await this.#storage.get(recordPath(id));
-    if (!stored) throw new HttpProblem(404, 'The account does not exist any more.', { type: 'no-account' });
-    const account = JSON.parse(await new Response(stored.body).text()) as Account;
-    const updated: Account = { ...account, password: await hashPassword(password), passwordChanged: new Date(this.#now()).toISOString() };
-    const written = await this.#storage.put(recordPath(id), JSON.stringify(updated), { contentType: 'application/json', ifMatch: stored.meta.etag });
-    if (!written) throw new HttpProblem(409, 'The account changed at the same time; try again.', { type: 'account-changed' });
+  /** The account's epoch, given one first when it has none yet (an account made before epochs). */
+  async epochOf(account: Account): Promise<string> {
+    if (account.epoch) return account.epoch;
+    return (await this.#update(account.id, async (current) => (current.epoch ? current : { ...current, epoch: randomToken() }))).epoch!;
+  }
+
+  /**
+   * Gives the account a new epoch, and a new password when one is given: every session and token of the old
+   * epoch ends. `ending` is told the old epoch before the record changes (so a failure there changes nothing).
+   */
+  async renew(id: string, options: { password?: string; ending(epoch: string): Promise<void> }): Promise<Account> {
+    let password: PasswordHash | undefined;
+    if (options.password !== undefined) {
+      const problem = passwordProblem(options.password);
+      if (problem) throw new HttpProblem(400, `The new password is not accepted: ${problem}.`, { type: 'invalid-password' });
+      password = await hashPassword(options.password);
+    }
+    return this.#update(id, async (account) => {
+      if (account.epoch) await options.ending(account.epoch);
+      const changed = password ? { password, passwordChanged: new Date(this.#now()).toISOString() } : {};
+      return { ...account, ...changed, epoch: randomToken() };
+    });
+  }
+
+  /** Reads, changes and writes back the record with compare-and-swap, again when another write came first. */
+  async #update(id: string, change: (account: Account) => Promise<Account>): Promise<Account> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const stored = await this.#storage.get(recordPath(id));
+      if (!stored) throw new HttpProblem(404, 'The account does not exist any more.', { type: 'no-account' });
+      const account = JSON.parse(await new Response(stored.body).text()) as Account;
+      const updated = await change(account);
+      if (updated === account) return account;
+      if (await this.#storage.put(recordPath(id), JSON.stringify(updated), { contentType: 'application/json', ifMatch: stored.meta.etag })) return updated;
+    }
+    throw new HttpProblem(409, 'The account changed at the same time; try again.', { type: 'account-changed' });
   }
 }

@@ -132,7 +132,7 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
     const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name ?? (next && form.client_name), next, email: form.email, error: 'The email or the password is wrong.' };
     return page('Log in', loginPage(view), 401, {}, true);
   }
-  const session = await idp.sessions.start(request, account);
+  const session = (await idp.sessions.start(request, account)).setCookie;
   if (!authorization) return new Response(null, { status: 303, headers: { Location: afterLogin(form), 'Set-Cookie': session } });
   const offerPasskey = (await idp.passkeys.list(account.id)).length === 0;
   return withCookies(consent(idp, request, authorization, account, form.csrf!, offerPasskey), [session]);
@@ -157,15 +157,16 @@ export async function submitConsent(idp: IdpContext, request: Request): Promise<
     accountId: session.account.id,
     scope: authorization.scope,
     authTime: session.authTime,
+    epoch: session.account.epoch!,
     ...(authorization.nonce && { nonce: authorization.nonce }),
   });
   idp.log(`idp: ${session.account.email} allowed ${authorization.client.clientId}`);
   return redirectBack(issuerFor(idp.config, request), authorization.redirectUri, { code }, authorization.state);
 }
 
-/** `POST /idp/logout`: ends the browser's session. */
+/** `POST /idp/logout`: ends the browser's session (its record too, so a copy of the cookie is of no use). */
 export async function submitLogout(idp: IdpContext, request: Request): Promise<Response> {
   const form = await readForm(request);
   checkCsrf(request, form.csrf);
-  return new Response(null, { status: 303, headers: { Location: AUTH_PATH, 'Set-Cookie': idp.sessions.end(request) } });
+  return new Response(null, { status: 303, headers: { Location: AUTH_PATH, 'Set-Cookie': await idp.sessions.end(request) } });
 }

@@ -3,8 +3,11 @@ import type { HttpAuthCheck } from '../auth/nostr/verifier.ts';
 import type { Config } from '../config/options.ts';
 import { publicUrlOf } from '../pods/subdomains.ts';
 import type { Account, AccountStore } from './accounts.ts';
+import type { AuthorizedApps } from './authorized-apps.ts';
 import type { ClientStore } from './clients.ts';
 import type { DpopProofVerifier } from './dpop-proof.ts';
+import type { EndedTokens } from './ended-tokens.ts';
+import type { TokenFamilies } from './families.ts';
 import type { GrantStore } from './grants.ts';
 import type { SigningKey } from './keys.ts';
 import type { PasskeyStore } from './passkey-store.ts';
@@ -17,6 +20,11 @@ export interface IdpContext {
   readonly accounts: AccountStore;
   readonly clients: ClientStore;
   readonly grants: GrantStore;
+  readonly families: TokenFamilies;
+  /** Ends access tokens before they expire (see ended-tokens.ts). */
+  readonly ended: EndedTokens;
+  /** Every feature's authorizations of an account (this one's families, OAuth apps): the account page's list. */
+  readonly apps: AuthorizedApps;
   readonly passkeys: PasskeyStore;
   readonly sessions: Sessions;
   readonly proofs: DpopProofVerifier;

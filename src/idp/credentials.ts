@@ -28,7 +28,8 @@ export async function handleCredentials(idp: IdpContext, request: Request): Prom
   if (!account) throw new HttpProblem(401, 'The email or the password is wrong.', { type: 'invalid-login' });
   const issuer = issuerFor(idp.config, request);
   const webId = webIdOf(idp.config, account, request);
-  const token = await mintAccessToken(await idp.signingKey(), issuer, { webId, clientId: endpointOf(issuer, CREDENTIALS_PATH), scope: 'openid webid', ...(jkt && { jkt }) }, idp.now());
+  const grant = { webId, clientId: endpointOf(issuer, CREDENTIALS_PATH), scope: 'openid webid', epoch: await idp.accounts.epochOf(account), ...(jkt && { jkt }) };
+  const token = await mintAccessToken(await idp.signingKey(), issuer, grant, idp.now());
   return Response.json(
     { access_token: token, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, webid: webId },
     { headers: { 'Cache-Control': 'no-store' } },

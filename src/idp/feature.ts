@@ -8,7 +8,19 @@ import type { Feature } from '../features/feature.ts';
 import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { podHostsOf } from '../pods/subdomains.ts';
-import { changePassword, createCredentialForm, createCredentialJson, listCredentialsJson, removePasskeyForm, revokeCredentialForm, revokeCredentialJson, showAccount } from './account.ts';
+import {
+  changePassword,
+  createCredentialForm,
+  createCredentialJson,
+  endSessionForm,
+  listCredentialsJson,
+  removePasskeyForm,
+  revokeAppForm,
+  revokeCredentialForm,
+  revokeCredentialJson,
+  showAccount,
+  signOutEverywhere,
+} from './account.ts';
 import { AccountStore, checkCredentials } from './accounts.ts';
 import { showAuthorization, submitConsent, submitLogin, submitLogout } from './authorize.ts';
 import { idpBearerVerifier } from './bearer.ts';
@@ -17,6 +29,8 @@ import type { IdpContext } from './context.ts';
 import { handleCredentials } from './credentials.ts';
 import { discoveryDocument } from './discovery.ts';
 import { DpopProofVerifier } from './dpop-proof.ts';
+import { EndedTokens } from './ended-tokens.ts';
+import { TokenFamilies } from './families.ts';
 import { MemoryReplayCache } from '../auth/solid-oidc/replay-cache.ts';
 import { SharedReplayCache } from '../auth/solid-oidc/shared-replay-cache.ts';
 import { GrantStore } from './grants.ts';
@@ -38,6 +52,7 @@ import {
   NOSTR_LINK_PATH,
   NOSTR_LOGIN_PATH,
   REGISTER_PATH,
+  SIGN_OUT_EVERYWHERE_PATH,
   TOKEN_PATH,
 } from './paths.ts';
 import { linkNostrKey, nostrDidDocument, nostrLogin } from './nostr.ts';
@@ -69,6 +84,9 @@ function routes(idp: IdpContext): (app: Hono) => void {
     app.post(`${ACCOUNT_PATH}/credentials`, (c) => createCredentialForm(idp, c.req.raw));
     app.post(`${ACCOUNT_PATH}/credentials/revoke`, (c) => revokeCredentialForm(idp, c.req.raw));
     app.post(`${ACCOUNT_PATH}/passkeys/remove`, (c) => removePasskeyForm(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/apps/revoke`, (c) => revokeAppForm(idp, c.req.raw));
+    app.post(`${ACCOUNT_PATH}/sessions/end`, (c) => endSessionForm(idp, c.req.raw));
+    app.post(SIGN_OUT_EVERYWHERE_PATH, (c) => signOutEverywhere(idp, c.req.raw));
     app.post(`${PASSKEYS_PATH}/registration-options`, (c) => registrationOptions(idp, c.req.raw));
     app.post(`${PASSKEYS_PATH}/registration`, (c) => register(idp, c.req.raw));
     app.post(`${PASSKEYS_PATH}/login-options`, (c) => loginOptions(idp, c.req.raw));
@@ -100,13 +118,22 @@ export const idpFeature: Feature = {
         throw error;
       }));
     const accounts = new AccountStore(platform.storage, now);
+    const ended = new EndedTokens(platform.storage, now, context.log, platform.sharedState);
+    const families = new TokenFamilies(platform.storage, ended, now, context.log);
+    context.authorizedApps.add(families.source(async (accountId) => (await accounts.get(accountId))?.epoch ?? null));
+    // DPoP tokens are verified by the resource server's verifier (src/auth/solid-oidc/); those signed with this
+    // provider's key are ended here.
+    context.issuedTokens.provide(async (token) => (token.kid === (await signingKey()).kid ? ended.endedBecause(token.claims) : null));
     const idp: IdpContext = {
       config,
       accounts,
       clients: new ClientStore(platform.storage, platform.fetch, now),
       grants: new GrantStore(platform.storage, now, context.log),
+      families,
+      ended,
+      apps: context.authorizedApps,
       passkeys: new PasskeyStore(platform.storage, now),
-      sessions: new Sessions(context.tokenKey, accounts, now),
+      sessions: new Sessions(context.tokenKey, accounts, platform.storage, now),
       proofs: new DpopProofVerifier(platform.sharedState ? new SharedReplayCache(platform.sharedState, 'idp-dpop') : new MemoryReplayCache(), platform.signatureVerifier),
       nostrKeys: new NostrKeyStore(platform.storage, now, context.log),
       nostrCheck: httpAuthCheck({ now, maxBodyBytes: 16 * 1024, ...(platform.sharedState && { replays: new SharedReplayCache(platform.sharedState, 'idp-nip98') }) }),
@@ -122,7 +149,7 @@ export const idpFeature: Feature = {
     const issuerInProfile = (webId: string) => (config.idpIssuer ? new URL(config.idpIssuer).href : hosts ? hosts.mainOrigin(new URL(webId)) + '/' : '/');
     return {
       routes: routes(idp),
-      credentials: [idpBearerVerifier(config, signingKey, now)],
+      credentials: [idpBearerVerifier(config, signingKey, ended, now)],
       podCreation: {
         async admit(fields, create) {
           const { email, password } = checkCredentials(fields.email, fields.password);

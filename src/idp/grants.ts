@@ -1,10 +1,9 @@
 import type { StorageDriver } from '../storage/types.ts';
 import { ExpiredRecords } from './expired-records.ts';
-import { CODES, PASSKEY_CHALLENGES, REFRESH_TOKENS } from './paths.ts';
+import { CODES, PASSKEY_CHALLENGES } from './paths.ts';
 import { randomToken, sha256 } from './random.ts';
 
 const CODE_SECONDS = 60;
-const REFRESH_SECONDS = 30 * 24 * 3600;
 /** As long as the browser's WebAuthn prompt may stay open (the options' timeout), and a little more. */
 const PASSKEY_CHALLENGE_SECONDS = 5 * 60;
 
@@ -17,14 +16,8 @@ export interface CodeGrant {
   scope: string;
   nonce?: string;
   authTime: number;
-}
-
-/** What a refresh token stands for; `jkt` binds it to the DPoP key of the client that got it. */
-export interface RefreshGrant {
-  clientId: string;
-  accountId: string;
-  scope: string;
-  jkt?: string;
+  /** The account's epoch at the consent: the code is refused once the account has a new one. */
+  epoch: string;
 }
 
 /** What a WebAuthn challenge was issued for: the browser (its CSRF value) and, when known, the account. */
@@ -38,7 +31,7 @@ export interface PasskeyChallenge {
 }
 
 /**
- * One-time grants (codes, refresh tokens) as records under /.server/idp/, named by the SHA-256 of the
+ * One-time grants (codes, passkey challenges) as records under /.server/idp/, named by the SHA-256 of the
  * secret so the stored data is no usable token. Redeeming deletes the record with `ifMatch`: of two
  * concurrent redemptions only one gets the grant. Those never redeemed are swept once expired.
  */
@@ -65,13 +58,18 @@ export class OneTimeGrants<T> {
     return secret;
   }
 
-  /** The grant, used up by this call; null when unknown, used before or expired. */
-  async redeem(secret: string): Promise<T | null> {
+  /**
+   * The grant, used up by this call; null when unknown, used before or expired. `check` sees an unexpired
+   * grant before it is used up and throws to refuse it: a request that fails a check (another client, a
+   * wrong redirect_uri or PKCE verifier) leaves the grant to the one it was issued for.
+   */
+  async redeem(secret: string, check?: (grant: T) => Promise<void>): Promise<T | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
     const path = this.#container + (await sha256(secret));
     const stored = await this.#storage.get(path);
     if (!stored) return null;
     const { grant, expires } = JSON.parse(await new Response(stored.body).text()) as { grant: T; expires: number };
+    if (check && expires > this.#now()) await check(grant);
     if (!(await this.#storage.delete(path, { ifMatch: stored.meta.etag }))) return null;
     return expires > this.#now() ? grant : null;
   }
@@ -79,13 +77,11 @@ export class OneTimeGrants<T> {
 
 export class GrantStore {
   readonly codes: OneTimeGrants<CodeGrant>;
-  readonly refreshTokens: OneTimeGrants<RefreshGrant>;
   /** The random value is the challenge itself, so a challenge is single-use and expires like a code. */
   readonly passkeyChallenges: OneTimeGrants<PasskeyChallenge>;
 
   constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now, log);
-    this.refreshTokens = new OneTimeGrants(storage, REFRESH_TOKENS, REFRESH_SECONDS, now, log);
     this.passkeyChallenges = new OneTimeGrants(storage, PASSKEY_CHALLENGES, PASSKEY_CHALLENGE_SECONDS, now, log);
   }
 }

@@ -42,7 +42,7 @@ export async function nostrLogin(idp: IdpContext, request: Request): Promise<Res
   if (!account) throw refused(request, `The key ${didOfKey(pubkey)} is not linked to any account: log in with your password and link it on the account page.`);
   const location = afterLogin(form);
   idp.log(`idp: ${account.email} logged in with ${didOfKey(pubkey)}`);
-  return next(location, await idp.sessions.start(request, account));
+  return next(location, (await idp.sessions.start(request, account)).setCookie);
 }
 
 /** `POST /idp/account/nostr` (CSRF value and challenge of the account page, signed): links the signing key. */

@@ -3,7 +3,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { escapeHtml } from '../pods/layout.ts';
 import { NOSTR_SCRIPT } from './nostr-script.ts';
 import { PASSKEY_SCRIPT } from './passkey-script.ts';
-import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, NOSTR_LINK_PATH, NOSTR_LOGIN_PATH, REGISTER_PATH } from './paths.ts';
+import type { AuthorizedApp } from './authorized-apps.ts';
+import { ACCOUNT_PATH, AUTH_PATH, CONSENT_PATH, LOGOUT_PATH, NOSTR_LINK_PATH, NOSTR_LOGIN_PATH, REGISTER_PATH, SIGN_OUT_EVERYWHERE_PATH } from './paths.ts';
 
 /** A CSP source that allows exactly this inline script: the pages' scripts are constants, so their hashes are too. */
 const hashSource = (script: string) => `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(script))))}'`;
@@ -174,6 +175,51 @@ export interface AccountView {
   /** Nostr keys (hex) linked to the account, and the challenge a new one signs to be linked. */
   nostrKeys: string[];
   nostrChallenge: string;
+  /** The apps the account allowed that still hold tokens. */
+  apps: AuthorizedApp[];
+  /** The browser sessions logged in to the account; `current` is the one showing this page. */
+  sessions: { id: string; agent: string; created: number; current: boolean }[];
+}
+
+/** A moment as a `<time>` element: minutes in UTC, the exact instant in `datetime`. */
+function timeOf(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** A one-button form posting `fields` (with the CSRF value) to `action`; `label` names what the button acts on. */
+function buttonForm(action: string, fields: Record<string, string>, text: string, label: string): string {
+  return `<form method="post" action="${action}">${hidden(fields)}<button type="submit" aria-label="${escapeHtml(label)}">${escapeHtml(text)}</button></form>`;
+}
+
+function appsSection(view: AccountView): string {
+  const rows = view.apps
+    .map(
+      (app) => `<tr><td>${escapeHtml(app.name)}</td><td><code>${escapeHtml(app.clientId)}</code></td><td>${escapeHtml(app.scope)}</td><td>${timeOf(app.created)}</td><td>${timeOf(app.lastUsed)}</td><td>${timeOf(app.expires)}</td>
+<td>${buttonForm(`${ACCOUNT_PATH}/apps/revoke`, { csrf: view.csrf, app: app.id }, 'Revoke', `Revoke ${app.name}`)}</td></tr>`,
+    )
+    .join('\n');
+  const table = `<table aria-labelledby="apps-heading"><thead><tr><th scope="col">App</th><th scope="col">Client</th><th scope="col">Allowed to</th><th scope="col">Allowed</th><th scope="col">Last used</th><th scope="col">Until</th><th scope="col"><span class="note">Action</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+  return `<section aria-labelledby="apps-heading"><h2 id="apps-heading">Apps you allowed</h2>
+<p class="note">Apps that logged in as you and still hold tokens. Revoking one logs it out: its tokens end at once.</p>
+${rows ? table : '<p>None.</p>'}</section>`;
+}
+
+function sessionsSection(view: AccountView): string {
+  const rows = view.sessions
+    .map(
+      (session) => `<tr><td>${escapeHtml(session.agent || 'unknown browser')}</td><td>${timeOf(session.created)}</td>
+<td>${session.current ? 'This browser' : buttonForm(`${ACCOUNT_PATH}/sessions/end`, { csrf: view.csrf, session: session.id }, 'Log out', `Log out the session begun ${new Date(session.created).toISOString()}`)}</td></tr>`,
+    )
+    .join('\n');
+  return `<section aria-labelledby="sessions-heading"><h2 id="sessions-heading">Where you are logged in</h2>
+<table aria-labelledby="sessions-heading"><thead><tr><th scope="col">Browser</th><th scope="col">Since</th><th scope="col"><span class="note">Action</span></th></tr></thead>
+<tbody>${rows}</tbody></table>
+<form method="post" action="${SIGN_OUT_EVERYWHERE_PATH}">${hidden({ csrf: view.csrf })}
+<p id="sign-out-everywhere-note" class="note">Ends every session (this one too) and every token your apps and scripts hold. Client credentials stay until you revoke them.</p>
+<button type="submit" aria-describedby="sign-out-everywhere-note">Sign out everywhere</button>
+</form></section>`;
 }
 
 export function accountPage(view: AccountView): string {
@@ -213,6 +259,8 @@ ${view.nostrKeys.length ? `<ul>${view.nostrKeys.map((key) => `<li><code>did:nost
 <button type="button" hidden data-nostr-post="${NOSTR_LINK_PATH}" data-nostr-fields="nostr-link-form">Link the key of your Nostr extension</button>
 <p id="nostr-status" aria-live="polite"></p>
 ${nostrScript}
+${appsSection(view)}
+${sessionsSection(view)}
 <h2>Password</h2>
 <form method="post" action="${ACCOUNT_PATH}/password">
 ${hidden({ csrf: view.csrf })}

@@ -199,7 +199,7 @@ export async function login(idp: IdpContext, request: Request): Promise<Response
   const location = afterLogin(stringsOf(body.request));
   idp.log(`idp: ${account.email} logged in with a passkey`);
   return new Response(JSON.stringify({ location }), {
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': await idp.sessions.start(request, account) },
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': (await idp.sessions.start(request, account)).setCookie },
   });
 }
 

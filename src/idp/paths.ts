@@ -9,6 +9,7 @@ export const CLIENT_REGISTRATION_PATH = '/idp/reg';
 export const CREDENTIALS_PATH = '/idp/credentials';
 export const REGISTER_PATH = '/idp/register';
 export const ACCOUNT_PATH = '/idp/account';
+export const SIGN_OUT_EVERYWHERE_PATH = '/idp/account/sign-out-everywhere';
 export const CLIENT_CREDENTIALS_PATH = '/idp/client-credentials';
 export const LOGOUT_PATH = '/idp/logout';
 export const PASSKEYS_PATH = '/idp/passkeys';
@@ -21,7 +22,14 @@ export const CLIENTS = `${IDP_STATE}clients/`;
 /** One empty marker per client credential an account holds: `<account>/<client_id>`. */
 export const ACCOUNT_CLIENTS = `${IDP_STATE}account-clients/`;
 export const CODES = `${IDP_STATE}codes/`;
+/** Refresh tokens by the SHA-256 of the token; a used one stays (marked) until it expires, to catch its re-use. */
 export const REFRESH_TOKENS = `${IDP_STATE}refresh-tokens/`;
+/** An app's authorization (a refresh token family): `<account>/<family>.json`. */
+export const FAMILIES = `${IDP_STATE}families/`;
+/** Browser sessions: `<account>/<session>.json`. */
+export const SESSIONS = `${IDP_STATE}sessions/`;
+/** Ids whose access tokens ended before they expire (epochs, families, client credentials): `<id>`. */
+export const ENDED = `${IDP_STATE}ended/`;
 /** One record per passkey, named by the SHA-256 of its credential ID (IDs may be longer than file names). */
 export const PASSKEYS = `${IDP_STATE}passkeys/`;
 /** One empty marker per passkey an account holds: `<account>/<credential hash>`. */

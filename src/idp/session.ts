@@ -1,5 +1,8 @@
 import { HttpProblem } from '../http/problem.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { AccountRecords } from './account-records.ts';
 import type { Account, AccountStore } from './accounts.ts';
+import { SESSIONS } from './paths.ts';
 import { equalInConstantTime, randomToken } from './random.ts';
 
 const SESSION_COOKIE = 'svc_idp_session';
@@ -33,50 +36,105 @@ function cookie(request: Request, name: string, value: string, maxAge: number): 
   return `${cookieName(request, name)}=${value}; ${scope}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}`;
 }
 
-/** Logged-in sessions (signed cookies, nothing stored) and the CSRF value every form carries. */
+/** What the server keeps of a browser session, so an account can list its sessions and end any of them. */
+export interface SessionRecord {
+  created: number;
+  expires: number;
+  /** The browser's User-Agent when it logged in (shortened), to tell sessions apart on the account page. */
+  agent: string;
+}
+
+const MAX_AGENT_LENGTH = 200;
+
+/** A session found by its cookie. */
+export interface CurrentSession {
+  account: Account;
+  /** When it logged in, in seconds (the ID token's `auth_time`). */
+  authTime: number;
+  id: string;
+}
+
+/**
+ * Logged-in sessions: a signed cookie naming the account, the session and the account's epoch, and a
+ * record per session under /.server/idp/sessions/<account>/. A session holds while its record exists and
+ * the account's epoch is the one it began in, so ending one (logging out, the account page) deletes its
+ * record, and a new epoch (a password change, "sign out everywhere") ends them all at once.
+ */
 export class Sessions {
   readonly #key: () => Promise<Uint8Array>;
   readonly #accounts: AccountStore;
+  readonly #records: AccountRecords<SessionRecord>;
   readonly #now: () => number;
 
-  constructor(key: () => Promise<Uint8Array>, accounts: AccountStore, now: () => number) {
+  constructor(key: () => Promise<Uint8Array>, accounts: AccountStore, storage: StorageDriver, now: () => number) {
     this.#key = key;
     this.#accounts = accounts;
+    this.#records = new AccountRecords(storage, SESSIONS, now, SESSION_SECONDS * 1000);
     this.#now = now;
   }
 
-  /** The Set-Cookie header that logs `account` in. */
-  async start(request: Request, account: Account): Promise<string> {
+  /** Logs `account` in: its session record, and the Set-Cookie header that carries it. */
+  async start(request: Request, account: Account): Promise<{ setCookie: string; session: CurrentSession }> {
     const { SignJWT } = await import('jose');
-    const now = Math.floor(this.#now() / 1000);
-    // The password's change time goes along: a session of an older password is no session.
-    const jwt = await new SignJWT({ pwd: account.passwordChanged })
+    const epoch = await this.#accounts.epochOf(account);
+    const id = randomToken();
+    const nowMs = this.#now();
+    const agent = (request.headers.get('user-agent') ?? '').slice(0, MAX_AGENT_LENGTH);
+    await this.#records.create(account.id, id, { created: nowMs, expires: nowMs + SESSION_SECONDS * 1000, agent });
+    const now = Math.floor(nowMs / 1000);
+    const jwt = await new SignJWT({ sid: id, epoch })
       .setProtectedHeader({ alg: 'HS256' })
       .setAudience(SESSION_AUDIENCE)
       .setSubject(account.id)
       .setIssuedAt(now)
       .setExpirationTime(now + SESSION_SECONDS)
       .sign(await this.#key());
-    return cookie(request, SESSION_COOKIE, jwt, SESSION_SECONDS);
+    return { setCookie: cookie(request, SESSION_COOKIE, jwt, SESSION_SECONDS), session: { account: { ...account, epoch }, authTime: now, id } };
   }
 
-  end(request: Request): string {
+  /** Ends the browser's session (its record too), and answers the Set-Cookie header that clears the cookie. */
+  async end(request: Request): Promise<string> {
+    const session = await this.current(request);
+    if (session) await this.#records.delete(session.account.id, session.id);
+    return this.clear(request);
+  }
+
+  /** The Set-Cookie header that removes the session cookie from the browser. */
+  clear(request: Request): string {
     return cookie(request, SESSION_COOKIE, '', 0);
   }
 
-  /** The logged-in account; null without a valid session, or when the password changed since it began. */
-  async current(request: Request): Promise<{ account: Account; authTime: number } | null> {
+  /** The logged-in account; null without a valid session, or when it was ended or its account's epoch changed. */
+  async current(request: Request): Promise<CurrentSession | null> {
     const value = readCookie(request, cookieName(request, SESSION_COOKIE));
     if (!value) return null;
     const { jwtVerify } = await import('jose');
+    let payload;
     try {
-      const { payload } = await jwtVerify(value, await this.#key(), { algorithms: ['HS256'], audience: SESSION_AUDIENCE, currentDate: new Date(this.#now()) });
-      const account = payload.sub ? await this.#accounts.get(payload.sub) : null;
-      if (!account || payload.pwd !== account.passwordChanged) return null;
-      return { account, authTime: payload.iat! };
+      ({ payload } = await jwtVerify(value, await this.#key(), { algorithms: ['HS256'], audience: SESSION_AUDIENCE, currentDate: new Date(this.#now()) }));
     } catch {
       return null;
     }
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.epoch !== 'string') return null;
+    const account = await this.#accounts.get(payload.sub);
+    if (!account || account.epoch !== payload.epoch) return null;
+    if (!(await this.#records.get(account.id, payload.sid))) return null;
+    return { account, authTime: payload.iat!, id: payload.sid };
+  }
+
+  /** The account's live sessions, the newest first. */
+  async list(accountId: string): Promise<{ id: string; record: SessionRecord }[]> {
+    return (await this.#records.list(accountId)).map(({ id, value }) => ({ id, record: value })).sort((a, b) => b.record.created - a.record.created);
+  }
+
+  /** Ends one session of the account; false when it has no such session. */
+  async endOne(accountId: string, id: string): Promise<boolean> {
+    return this.#records.delete(accountId, id);
+  }
+
+  /** Deletes the records of every session (their epoch has ended: they are dead already). */
+  async forgetAll(accountId: string): Promise<void> {
+    await this.#records.deleteAll(accountId);
   }
 }
 

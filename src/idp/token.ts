@@ -41,29 +41,31 @@ export function clientAuthentication(request: Request, form: Record<string, stri
 
 const invalidGrant = (detail: string) => oauthError(400, 'invalid_grant', detail);
 
-async function tokenAnswer(
-  idp: IdpContext,
-  request: Request,
-  account: Account,
-  client: Client,
-  scope: string,
-  jkt: string,
-  options: { idToken: boolean; refresh: boolean; nonce?: string; authTime?: number },
-): Promise<Response> {
+/** What the tokens of an answer are issued under: the account's epoch, and the family unless client credentials. */
+interface Issuance {
+  epoch: string;
+  family?: { id: string; refresh: boolean };
+  idToken?: { nonce?: string; authTime?: number };
+}
+
+async function tokenAnswer(idp: IdpContext, request: Request, account: Account, client: Client, scope: string, jkt: string, issuance: Issuance): Promise<Response> {
   const issuer = issuerFor(idp.config, request);
   const key = await idp.signingKey();
-  const grant = { webId: webIdOf(idp.config, account, request), clientId: client.clientId, scope, jkt };
+  // Client credentials end with the credential, the tokens of a login with the login's family.
+  const family = issuance.family?.id ?? client.clientId;
+  const grant = { webId: webIdOf(idp.config, account, request), clientId: client.clientId, scope, jkt, epoch: issuance.epoch, family };
   const body: Record<string, unknown> = {
     access_token: await mintAccessToken(key, issuer, grant, idp.now()),
     token_type: 'DPoP',
     expires_in: ACCESS_TOKEN_SECONDS,
     scope,
   };
-  if (options.idToken) body.id_token = await mintIdToken(key, issuer, { ...grant, nonce: options.nonce, authTime: options.authTime }, idp.now());
-  if (options.refresh) {
+  if (issuance.idToken) body.id_token = await mintIdToken(key, issuer, { ...grant, ...issuance.idToken }, idp.now());
+  if (issuance.family?.refresh) {
     // RFC 9449 §5: a public client's refresh token is bound to its DPoP key; a confidential client's to its secret.
-    const bind = client.secretHash ? {} : { jkt };
-    body.refresh_token = await idp.grants.refreshTokens.issue({ clientId: client.clientId, accountId: account.id, scope, ...bind });
+    const refresh = await idp.families.next(account.id, issuance.family.id, client.secretHash ? {} : { jkt });
+    if (!refresh) throw invalidGrant('The app was logged out while this request was answered: log in again.');
+    body.refresh_token = refresh;
   }
   return Response.json(body, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
 }
@@ -74,6 +76,13 @@ async function accountOf(idp: IdpContext, id: string): Promise<Account> {
   return account;
 }
 
+const ENDED_BY_ACCOUNT = 'The account has signed out everywhere or changed its password since: log in again.';
+
+/**
+ * The token endpoint. Everything that can refuse a request (client authentication, the DPoP proof, the
+ * code's client, redirect_uri and PKCE verifier, a refresh token's client and key) is checked before a code
+ * or refresh token is used up, so a request that fails burns nothing of anyone else's.
+ */
 export async function handleToken(idp: IdpContext, request: Request): Promise<Response> {
   const form = await readForm(request);
   const { clientId, secret } = clientAuthentication(request, form);
@@ -90,28 +99,40 @@ export async function handleToken(idp: IdpContext, request: Request): Promise<Re
     case 'authorization_code': {
       if (!form.code) throw oauthError(400, 'invalid_request', 'Send the authorization code as "code".');
       if (!form.code_verifier || !PKCE_VERIFIER.test(form.code_verifier)) throw oauthError(400, 'invalid_request', 'Send the PKCE code_verifier (43 to 128 characters).');
-      const grant = await idp.grants.codes.redeem(form.code);
-      if (!grant) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
-      if (grant.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client.');
-      if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
-      const challenge = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.code_verifier))));
-      if (challenge !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
-      const account = await accountOf(idp, grant.accountId);
-      const scope = grant.scope;
-      return tokenAnswer(idp, request, account, client, scope, jkt, {
-        idToken: true,
-        refresh: scope.split(' ').includes('offline_access'),
-        nonce: grant.nonce,
-        authTime: grant.authTime,
+      let account: Account | undefined;
+      const grant = await idp.grants.codes.redeem(form.code, async (grant) => {
+        if (grant.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client.');
+        if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
+        const challenge = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.code_verifier))));
+        if (challenge !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
+        account = await accountOf(idp, grant.accountId);
+        if (account.epoch !== grant.epoch) throw invalidGrant(ENDED_BY_ACCOUNT);
+      });
+      if (!grant || !account) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
+      const refresh = grant.scope.split(' ').includes('offline_access');
+      const family = await idp.families.start(account.id, { clientId: client.clientId, clientName: client.name, scope: grant.scope, epoch: grant.epoch }, refresh);
+      return tokenAnswer(idp, request, account, client, grant.scope, jkt, {
+        epoch: grant.epoch,
+        family: { id: family, refresh },
+        idToken: { nonce: grant.nonce, authTime: grant.authTime },
       });
     }
     case 'refresh_token': {
       if (!form.refresh_token) throw oauthError(400, 'invalid_request', 'Send the refresh token as "refresh_token".');
-      const grant = await idp.grants.refreshTokens.redeem(form.refresh_token);
-      if (!grant) throw invalidGrant('The refresh token is not valid: unknown, expired or used already.');
-      if (grant.clientId !== client.clientId) throw invalidGrant('The refresh token was issued to another client.');
-      if (grant.jkt && grant.jkt !== jkt) throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof made with that key.');
-      return tokenAnswer(idp, request, await accountOf(idp, grant.accountId), client, grant.scope, jkt, { idToken: grant.scope.split(' ').includes('openid'), refresh: true });
+      let account: Account | undefined;
+      const redeemed = await idp.families.redeem(form.refresh_token, async (record, family) => {
+        if (record.clientId !== client.clientId) throw invalidGrant('The refresh token was issued to another client.');
+        if (record.jkt && record.jkt !== jkt) throw invalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof made with that key.');
+        account = await accountOf(idp, record.accountId);
+        if (family && family.epoch !== account.epoch) throw invalidGrant(ENDED_BY_ACCOUNT);
+      });
+      if ('refused' in redeemed) throw invalidGrant(redeemed.refused);
+      const { family, familyId } = redeemed;
+      return tokenAnswer(idp, request, account!, client, family.scope, jkt, {
+        epoch: family.epoch,
+        family: { id: familyId, refresh: true },
+        ...(family.scope.split(' ').includes('openid') && { idToken: {} }),
+      });
     }
     case 'client_credentials': {
       if (!client.accountId || !client.secretHash) {
@@ -119,7 +140,7 @@ export async function handleToken(idp: IdpContext, request: Request): Promise<Re
       }
       const account = await idp.accounts.get(client.accountId);
       if (!account) throw oauthError(401, 'invalid_client', 'The account of these client credentials does not exist any more.');
-      return tokenAnswer(idp, request, account, client, form.scope || 'openid webid', jkt, { idToken: false, refresh: false });
+      return tokenAnswer(idp, request, account, client, form.scope || 'openid webid', jkt, { epoch: await idp.accounts.epochOf(account) });
     }
     default:
       throw oauthError(400, 'unsupported_grant_type', `The grant_type "${form.grant_type ?? ''}" is not supported; use authorization_code, refresh_token or client_credentials.`);

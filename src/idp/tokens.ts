@@ -11,16 +11,22 @@ export interface TokenGrant {
   scope: string;
   /** Thumbprint of the DPoP key the token is bound to; absent for a plain Bearer token. */
   jkt?: string;
+  /** The account's epoch when the token was issued: a new epoch ends the token (src/idp/ended-tokens.ts). */
+  epoch: string;
+  /** What else may end it early: the app's authorization (refresh token family) or the client credential. */
+  family?: string;
 }
 
 /**
  * A Solid-OIDC access token (a JWT, RFC 9068 shape): `webid`, `iss`, `aud` with `solid` and the client,
- * `cnf.jkt` when DPoP-bound. It carries everything a resource server needs without the ID token.
+ * `cnf.jkt` when DPoP-bound. It carries everything a resource server needs without the ID token, and the ids
+ * this server ends it by before it expires (`epoch`, `family`).
  */
 export async function mintAccessToken(key: SigningKey, issuer: string, grant: TokenGrant, nowMs: number): Promise<string> {
   const { SignJWT } = await import('jose');
   const now = Math.floor(nowMs / 1000);
-  return new SignJWT({ webid: grant.webId, client_id: grant.clientId, scope: grant.scope, ...(grant.jkt && { cnf: { jkt: grant.jkt } }) })
+  const ends = { epoch: grant.epoch, ...(grant.family && { family: grant.family }) };
+  return new SignJWT({ webid: grant.webId, client_id: grant.clientId, scope: grant.scope, ...ends, ...(grant.jkt && { cnf: { jkt: grant.jkt } }) })
     .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(issuer)
     .setSubject(grant.webId)

@@ -11,13 +11,14 @@ function unauthorized(request: Request, error: string, code = 'invalid_token'): 
   return mastodonError(401, error, { 'WWW-Authenticate': `Bearer realm="${new URL(request.url).origin}", error="${code}", error_description="${error}"` });
 }
 
-/** The live app token of the request; a 401 without one, or with one that is unknown, revoked or expired. */
+/** The live app token of the request; a 401 without one, or with one that is unknown, revoked, ended or expired. */
 export async function appToken(tokens: TokenStore, request: Request): Promise<AccessRecord> {
   const match = /^bearer\s+(\S+)$/i.exec(request.headers.get('authorization')?.trim() ?? '');
   if (!match) throw unauthorized(request, 'The access token is invalid', 'invalid_request');
   const found = await tokens.lookup(match[1]!);
   if (found === null) throw unauthorized(request, 'The access token is invalid');
   if ('expired' in found) throw unauthorized(request, 'The access token expired');
+  if ('ended' in found) throw unauthorized(request, 'The access token was revoked');
   return found.record;
 }
 

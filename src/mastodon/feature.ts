@@ -14,12 +14,13 @@ export const mastodonFeature: Feature = {
   enabled: (config) => config.idp,
   create(context) {
     const { platform, now } = context;
+    const accounts = new AccountStore(platform.storage, now);
     const routes = mastodonRoutes({
       config: context.config,
       storage: platform.storage,
       apps: new AppStore(platform.storage, now),
-      tokens: new TokenStore(platform.storage, now, context.log),
-      accounts: new AccountStore(platform.storage, now),
+      tokens: new TokenStore(platform.storage, accounts, now, context.log),
+      accounts,
       social: context.social,
       remoteAccounts: new RemoteAccounts(platform.storage, now),
     });

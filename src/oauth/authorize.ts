@@ -163,9 +163,9 @@ export async function submitAppConsent(oauth: OAuthContext, request: Request): P
     return redirectBack(redirectUri, responseType, { error: 'access_denied', error_description: 'The user did not allow the request.' }, state);
   }
   oauth.log(`oauth: ${session.account.email} allowed ${app.name} (${app.clientId}) ${scopes.join(' ')}`);
-  const grant = { clientId: app.clientId, accountId: session.account.id, scopes };
+  const grant = { clientId: app.clientId, accountId: session.account.id, epoch: session.account.epoch!, scopes };
   if (responseType === 'token') {
-    const issued = await oauth.tokens.issue(grant, false);
+    const issued = await oauth.tokens.authorize(grant, app.name, false);
     return redirectBack(redirectUri, 'token', { access_token: issued.accessToken, token_type: 'bearer', expires_in: String(issued.expiresIn), scope: scopes.join(' ') }, state);
   }
   const code = await oauth.tokens.codes.issue({ ...grant, redirectUri, ...(authorization.codeChallenge && { codeChallenge: authorization.codeChallenge, codeChallengeMethod: 'S256' as const }) });

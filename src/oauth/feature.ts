@@ -41,12 +41,13 @@ export const oauthFeature: Feature = {
     const oauth: OAuthContext = {
       config: context.config,
       apps: new AppStore(platform.storage, now),
-      tokens: new TokenStore(platform.storage, now, context.log),
+      tokens: new TokenStore(platform.storage, accounts, now, context.log),
       accounts,
-      sessions: new Sessions(context.tokenKey, accounts, now),
+      sessions: new Sessions(context.tokenKey, accounts, platform.storage, now),
       now,
       log: context.log,
     };
-    return { routes: routes(oauth), credentials: [appTokenVerifier(oauth.config, oauth.tokens, accounts)] };
+    context.authorizedApps.add(oauth.tokens.source());
+    return { routes: routes(oauth), credentials: [appTokenVerifier(oauth.config, oauth.tokens)] };
   },
 };

@@ -18,3 +18,5 @@ export const CODES = `${OAUTH_STATE}codes/`;
 /** Access and refresh tokens, named by the SHA-256 of the token. */
 export const ACCESS_TOKENS = `${OAUTH_STATE}access-tokens/`;
 export const REFRESH_TOKENS = `${OAUTH_STATE}refresh-tokens/`;
+/** An app's authorization (its live tokens, what the account page shows): `<account>/<family>.json`. */
+export const FAMILIES = `${OAUTH_STATE}families/`;

@@ -10,7 +10,7 @@ import { secretMatches, type App } from './apps.ts';
 import type { OAuthContext } from './context.ts';
 import { readParameters, stringParameters } from './parameters.ts';
 import { coveredBy, parseScopes } from './scopes.ts';
-import type { TokenGrant } from './tokens.ts';
+import type { IssuedTokens } from './tokens.ts';
 
 const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -26,12 +26,11 @@ async function authenticatedApp(oauth: OAuthContext, request: Request, parameter
   return app;
 }
 
-async function tokenAnswer(oauth: OAuthContext, grant: TokenGrant, withRefresh: boolean): Promise<Response> {
-  const issued = await oauth.tokens.issue(grant, withRefresh);
+function tokenAnswer(issued: IssuedTokens, scopes: readonly string[]): Response {
   const body = {
     access_token: issued.accessToken,
     token_type: 'Bearer',
-    scope: grant.scopes.join(' '),
+    scope: scopes.join(' '),
     // Mastodon's token entity: when it was made, in seconds.
     created_at: Math.floor(issued.created / 1000),
     expires_in: issued.expiresIn,
@@ -44,7 +43,11 @@ async function pkceChallengeOf(verifier: string): Promise<string> {
   return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
 }
 
-/** `POST /oauth/token`. */
+/**
+ * `POST /oauth/token`. Everything that can refuse a request (the app's authentication, the code's app,
+ * redirect_uri and PKCE verifier, a refresh token's app) is checked before a code or refresh token is used
+ * up, so a request that fails burns nothing of anyone else's.
+ */
 export async function handleAppToken(oauth: OAuthContext, request: Request): Promise<Response> {
   const parameters = stringParameters(await readParameters(request));
   const app = await authenticatedApp(oauth, request, parameters);
@@ -52,38 +55,42 @@ export async function handleAppToken(oauth: OAuthContext, request: Request): Pro
     case 'authorization_code': {
       if (!parameters.code) throw oauthError(400, 'invalid_request', 'Send the authorization code as "code".');
       if (!parameters.redirect_uri) throw oauthError(400, 'invalid_request', 'Send the redirect_uri of the authorization request.');
-      const grant = await oauth.tokens.codes.redeem(parameters.code);
+      const grant = await oauth.tokens.codes.redeem(parameters.code, async (grant) => {
+        if (grant.clientId !== app.clientId) throw invalidGrant('The authorization code was issued to another app.');
+        if (parameters.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
+        if (grant.codeChallenge) {
+          if (!parameters.code_verifier || !PKCE_VERIFIER.test(parameters.code_verifier)) throw invalidGrant('The authorization request had a code_challenge: send its code_verifier (43 to 128 characters).');
+          if ((await pkceChallengeOf(parameters.code_verifier)) !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
+        } else if (!app.secretHash) {
+          throw invalidGrant('An app without a client secret must use PKCE (a code_challenge in the authorization request).');
+        }
+        const account = await oauth.accounts.get(grant.accountId);
+        if (!account) throw invalidGrant('The account that allowed the app does not exist any more.');
+        if (account.epoch !== grant.epoch) throw invalidGrant('The account has signed out everywhere or changed its password since: authorize the app again.');
+      });
       if (!grant) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
-      if (grant.clientId !== app.clientId) throw invalidGrant('The authorization code was issued to another app.');
-      if (parameters.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
-      if (grant.codeChallenge) {
-        if (!parameters.code_verifier || !PKCE_VERIFIER.test(parameters.code_verifier)) throw invalidGrant('The authorization request had a code_challenge: send its code_verifier (43 to 128 characters).');
-        if ((await pkceChallengeOf(parameters.code_verifier)) !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
-      } else if (!app.secretHash) {
-        throw invalidGrant('An app without a client secret must use PKCE (a code_challenge in the authorization request).');
-      }
-      if (!(await oauth.accounts.get(grant.accountId))) throw invalidGrant('The account that allowed the app does not exist any more.');
-      return tokenAnswer(oauth, { clientId: app.clientId, accountId: grant.accountId, scopes: grant.scopes }, true);
+      const issued = await oauth.tokens.authorize({ clientId: app.clientId, accountId: grant.accountId, epoch: grant.epoch, scopes: grant.scopes }, app.name, true);
+      return tokenAnswer(issued, grant.scopes);
     }
     case 'refresh_token': {
       if (!parameters.refresh_token) throw oauthError(400, 'invalid_request', 'Send the refresh token as "refresh_token".');
-      const grant = await oauth.tokens.redeemRefresh(parameters.refresh_token, app.clientId);
-      if (!grant) throw invalidGrant('The refresh token is not valid: unknown, expired, revoked, used already or issued to another app.');
-      return tokenAnswer(oauth, grant, true);
+      const refreshed = await oauth.tokens.refresh(parameters.refresh_token, app.clientId);
+      if ('refused' in refreshed) throw invalidGrant(refreshed.refused);
+      return tokenAnswer(refreshed.issued, refreshed.grant.scopes);
     }
     case 'client_credentials': {
       if (!app.secretHash) throw oauthError(400, 'unauthorized_client', 'Only an app registered with POST /api/v1/apps (it has a client secret) may use client_credentials.');
       const scopes = parseScopes(parameters.scope);
       const beyond = scopes.filter((scope) => !coveredBy(scope, app.scopes ?? []));
       if (beyond.length > 0) throw oauthError(400, 'invalid_scope', `The app registered the scopes "${(app.scopes ?? []).join(' ')}" only, not ${beyond.join(', ')}.`);
-      return tokenAnswer(oauth, { clientId: app.clientId, scopes }, false);
+      return tokenAnswer(await oauth.tokens.appToken({ clientId: app.clientId, scopes }), scopes);
     }
     default:
       throw oauthError(400, 'unsupported_grant_type', `The grant_type "${(parameters.grant_type ?? '').slice(0, 100)}" is not supported; use authorization_code, refresh_token or client_credentials.`);
   }
 }
 
-/** `POST /oauth/revoke`: ends the token (and its partner) when it is the app's; 200 either way (RFC 7009 §2.2). */
+/** `POST /oauth/revoke`: ends the token and its authorization when it is the app's; 200 either way (RFC 7009 §2.2). */
 export async function handleRevoke(oauth: OAuthContext, request: Request): Promise<Response> {
   const parameters = stringParameters(await readParameters(request));
   const app = await authenticatedApp(oauth, request, parameters);

@@ -1,46 +1,7 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { BASE, cookiesFrom, dpopKey, form, hiddenField, idpApp, json, PASSWORD, pkce } from './support.ts';
-
-const REDIRECT = 'https://app.example/callback';
-const TOKEN_URL = `${BASE}/idp/token`;
-
-/** Registers a client dynamically (RFC 7591). */
-async function registerClient(app: TestApp, metadata: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string }> {
-  const response = await app.request('/idp/reg', json({ redirect_uris: [REDIRECT], client_name: 'Test App', ...metadata }));
-  expect(response.status).toBe(201);
-  return response.json();
-}
-
-/** Walks the login and consent pages as a browser would, and returns the redirect back to the client. */
-async function authorize(app: TestApp, clientId: string, challenge: string, clientName = 'Test App'): Promise<URL> {
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    scope: 'openid webid offline_access',
-    state: 'st4te',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    nonce: 'n0nce',
-  });
-  const login = await app.request(`/idp/auth?${query}`);
-  expect(login.status).toBe(200);
-  let cookies = cookiesFrom(login);
-  const loginHtml = await login.text();
-  expect(loginHtml).toContain(clientName);
-  const fields = Object.fromEntries([...query.keys(), 'csrf'].map((name) => [name, hiddenField(loginHtml, name)]));
-  const consent = await app.request('/idp/auth', form({ ...fields, email: 'alice@example.org', password: PASSWORD }, { cookie: cookies }));
-  expect(consent.status).toBe(200);
-  cookies = cookiesFrom(consent, cookies);
-  const consentHtml = await consent.text();
-  expect(consentHtml).toContain(clientName);
-  expect(consentHtml).toContain(REDIRECT);
-  const back = await app.request('/idp/consent', form({ ...fields, decision: 'allow' }, { cookie: cookies }));
-  expect(back.status).toBe(303);
-  return new URL(back.headers.get('location')!);
-}
+import { authorize, BASE, basic, cookiesFrom, dpopKey, form, hiddenField, idpApp, json, PASSWORD, pkce, REDIRECT, registerClient, TOKEN_URL } from './support.ts';
 
 let scriptKey: ReturnType<typeof dpopKey> | undefined;
 
@@ -49,8 +10,6 @@ async function token(app: TestApp, fields: Record<string, string>, headers: Reco
   const dpop: Record<string, string> = proof && !('dpop' in headers) ? { dpop: await (await (scriptKey ??= dpopKey())).proof('POST', TOKEN_URL) } : {};
   return app.request('/idp/token', form(fields, { ...headers, ...dpop }));
 }
-
-const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
 
 describe('authorization-code flow with PKCE', () => {
   it('logs in, consents, redirects with code, state and iss, and answers DPoP-bound tokens', async () => {

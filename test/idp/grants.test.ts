@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { GrantStore, type CodeGrant, type PasskeyChallenge, type RefreshGrant } from '../../src/idp/grants.ts';
-import { CODES, PASSKEY_CHALLENGES, REFRESH_TOKENS } from '../../src/idp/paths.ts';
+import { GrantStore, type CodeGrant, type PasskeyChallenge } from '../../src/idp/grants.ts';
+import { CODES, PASSKEY_CHALLENGES } from '../../src/idp/paths.ts';
 import { sha256 } from '../../src/idp/random.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { memberNames } from '../support/storage.ts';
 
 const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
-const CODE: CodeGrant = { clientId: 'app', redirectUri: 'https://app.example/cb', codeChallenge: 'x'.repeat(43), accountId: 'alice', scope: 'openid webid', authTime: 1 };
-const REFRESH: RefreshGrant = { clientId: 'app', accountId: 'alice', scope: 'openid offline_access' };
+const CODE: CodeGrant = { clientId: 'app', redirectUri: 'https://app.example/cb', codeChallenge: 'x'.repeat(43), accountId: 'alice', scope: 'openid webid', authTime: 1, epoch: 'epoch-1' };
 const CHALLENGE: PasskeyChallenge = { purpose: 'login', browser: 'b'.repeat(43) };
 
 const hashes = (...secrets: string[]) => Promise.all(secrets.map(sha256)).then((found) => found.sort());
@@ -22,27 +20,20 @@ function grantStore() {
 }
 
 describe('GrantStore: expired one-time grants are removed from storage', () => {
-  it('sweeps codes after a minute, passkey challenges after 5 minutes, refresh tokens after 30 days', async () => {
+  it('sweeps codes after a minute, passkey challenges after 5 minutes', async () => {
     const { storage, grants, advance } = grantStore();
     const oldCode = await grants.codes.issue(CODE);
     const oldChallenge = await grants.passkeyChallenges.issue(CHALLENGE);
-    const oldRefresh = await grants.refreshTokens.issue(REFRESH);
     advance(10 * MINUTE + MINUTE);
     const code = await grants.codes.issue(CODE);
     const challenge = await grants.passkeyChallenges.issue(CHALLENGE);
-    const refresh = await grants.refreshTokens.issue(REFRESH);
 
     expect(await memberNames(storage, CODES)).toEqual(await hashes(code));
     expect(await memberNames(storage, PASSKEY_CHALLENGES)).toEqual(await hashes(challenge));
-    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(oldRefresh, refresh));
     expect(await grants.codes.redeem(oldCode)).toBeNull();
     expect(await grants.passkeyChallenges.redeem(oldChallenge)).toBeNull();
-
-    advance(30 * DAY - 5 * MINUTE);
-    const lastRefresh = await grants.refreshTokens.issue(REFRESH);
-    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(refresh, lastRefresh));
-    expect(await grants.refreshTokens.redeem(refresh)).toEqual(REFRESH);
-    expect(await memberNames(storage, REFRESH_TOKENS)).toEqual(await hashes(lastRefresh));
+    expect(await grants.codes.redeem(code)).toEqual(CODE);
+    expect(await memberNames(storage, CODES)).toEqual([]);
   });
 
   it('sweeps again after the interval, and leaves a malformed record alone, logged once', async () => {

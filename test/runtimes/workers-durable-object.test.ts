@@ -9,6 +9,7 @@ import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
 import { measurePodUsage } from '../../src/quota/record.ts';
 import { Inbox } from '../notifications/support.ts';
 import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { form, logIn, PASSWORD } from '../idp/support.ts';
 
 const BASE = 'http://pod.test';
 const QUOTA_BYTES = 30_000;
@@ -201,4 +202,29 @@ describe('two Worker isolates with a shared rate limit', () => {
     }
     expect(statuses).toEqual([...Array<number>(limit).fill(201), ...Array<number>(4).fill(429)]);
   });
+});
+
+describe('two Worker isolates of an identity provider (--idp)', () => {
+  let mf: Miniflare;
+
+  afterAll(async () => {
+    await mf?.dispose();
+  });
+
+  it('refuse a token through the other at once once the account signed out everywhere through one', async () => {
+    mf = startIsolates({ SVC_IDP: 'true', SVC_RATE_LIMIT: 'false' });
+    const via = await isolatesOf(mf);
+    const account = { email: 'alice@example.org', password: PASSWORD };
+    const created = await via(0)('/.pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice', ...account }) });
+    expect(created.status).toBe(201);
+    const script = await via(0)('/idp/credentials', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    const { access_token: token } = (await script.json()) as { access_token: string };
+    // The second isolate has accepted the token (and believes it alive) before the end.
+    for (let i = 0; i < 2; i++) expect(await status(via(1)('/alice/private/', { headers: { authorization: `Bearer ${token}` } }))).toBe(200);
+
+    const first = { request: (path: string, init?: RequestInit) => via(0)(path, { redirect: 'manual', ...init }) };
+    const browser = await logIn(first);
+    expect(await status(first.request('/idp/account/sign-out-everywhere', form({ csrf: browser.csrf }, { cookie: browser.cookies })))).toBe(200);
+    expect(await status(via(1)('/alice/private/', { headers: { authorization: `Bearer ${token}` } }))).toBe(401);
+  }, 60_000);
 });

@@ -16,6 +16,9 @@ export interface VerifiedAccessToken {
   /** Thumbprint of the key the token is bound to (`cnf.jkt`): the DPoP proofs must be signed with it. */
   jkt: string;
   expiresMs: number;
+  /** The `kid` of the key that signed it and all its claims, for checks of this server's own tokens (auth/issued-tokens.ts). */
+  kid: string | undefined;
+  claims: Readonly<Record<string, unknown>>;
 }
 
 function isHttpUrl(value: unknown): value is string {
@@ -62,8 +65,10 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
     throw invalidToken(`the keys of the issuer ${issuer} are not available: ${(error as Error).message}`);
   }
   let payload;
+  let kid: string | undefined;
   try {
-    ({ payload } = await jwtVerify(token, getKey, {
+    let protectedHeader;
+    ({ payload, protectedHeader } = await jwtVerify(token, getKey, {
       algorithms: [...ASYMMETRIC_ALGORITHMS],
       issuer,
       audience: SOLID_AUDIENCE,
@@ -71,6 +76,7 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       currentDate: new Date(nowMs),
     }));
+    kid = protectedHeader.kid;
   } catch (error) {
     throw invalidToken(await reasonOf(error));
   }
@@ -78,5 +84,5 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
   if (typeof jkt !== 'string') throw invalidToken('the access token is not bound to a key (no cnf.jkt)');
   const webId = isHttpUrl(payload.webid) ? payload.webid : isHttpUrl(payload.sub) ? payload.sub : null;
   if (webId === null) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
-  return { issuer, webId, jkt, expiresMs: payload.exp! * 1000 };
+  return { issuer, webId, jkt, expiresMs: payload.exp! * 1000, kid, claims: payload };
 }

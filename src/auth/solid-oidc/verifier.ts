@@ -1,6 +1,7 @@
 import type { Platform } from '../../platform.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
 import type { CredentialVerifier, Verdict } from '../authenticate.ts';
+import type { IssuedTokens } from '../issued-tokens.ts';
 import { verifyAccessToken, type VerifiedAccessToken } from './access-token.ts';
 import { isLocal, type DocumentSources } from './documents.ts';
 import { DpopProofVerifier } from './dpop-proof.ts';
@@ -18,6 +19,8 @@ export interface SolidOidcOptions {
   local(request: Request): Promise<Response>;
   /** Where proof `jti`s are remembered; in process unless given. */
   replays?: ReplayCache;
+  /** Ends this server's own tokens early (the identity provider's, after a password change or a revocation). */
+  issuedTokens?: IssuedTokens;
 }
 
 function refusal(error: unknown): Verdict {
@@ -65,6 +68,8 @@ export function dpopVerifier(options: SolidOidcOptions): CredentialVerifier {
         const jkt = await proofs.verify(proof, { method: request.method, url: request.url, accessToken: token, nowMs });
         const access = rememberedToken(token, serverOrigin, nowMs) ?? (await verifiedToken(token, serverOrigin, nowMs));
         if (access.jkt !== jkt) throw invalidToken('the DPoP proof is not signed with the key the access token is bound to (cnf.jkt)');
+        const ended = await options.issuedTokens?.endedBecause(access);
+        if (ended) throw invalidToken(ended);
         let listed;
         try {
           listed = await webIdIssuers.lists(access.webId, access.issuer, serverOrigin);
