@@ -1,6 +1,6 @@
 import { isStorageError, type StorageDriver } from '../storage/types.ts';
 
-/** Records read per listing at most: an account page shows no more, and a request reads no more. */
+/** Records read or deleted per call at most: an account page shows no more, and a request does no more. */
 export const LISTING_BUDGET = 200;
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -38,7 +38,7 @@ export class AccountRecords<T extends { expires: number }> {
   async create(accountId: string, id: string, value: T): Promise<boolean> {
     const path = this.#path(accountId, id);
     if (!path) throw new Error(`not a record id: ${accountId}/${id}`);
-    for (const old of await this.#ids(accountId, Infinity, true)) await this.delete(accountId, old);
+    for (const old of await this.#ids(accountId, true)) await this.delete(accountId, old);
     return (await this.#storage.put(path, JSON.stringify(value), { contentType: 'application/json', ifNoneMatch: '*' })) !== null;
   }
 
@@ -79,19 +79,19 @@ export class AccountRecords<T extends { expires: number }> {
     return found;
   }
 
-  /** Deletes every record of the account. */
+  /** Deletes the account's records (at most LISTING_BUDGET; later listings and new records drop the rest). */
   async deleteAll(accountId: string): Promise<void> {
-    for (const id of await this.#ids(accountId, Infinity)) await this.delete(accountId, id);
+    for (const id of await this.#ids(accountId)) await this.delete(accountId, id);
   }
 
   /** Ids of the account's records (only those last written a lifetime ago, with `expiredOnly`). */
-  async #ids(accountId: string, budget = LISTING_BUDGET, expiredOnly = false): Promise<string[]> {
+  async #ids(accountId: string, expiredOnly = false): Promise<string[]> {
     if (!ID.test(accountId)) return [];
     const folder = `${this.#container}${accountId}/`;
     const ids: string[] = [];
     try {
       for await (const member of this.#storage.list(folder)) {
-        if (ids.length >= budget) break;
+        if (ids.length >= LISTING_BUDGET) break;
         const name = member.path.slice(folder.length);
         if (expiredOnly && member.modified + this.#lifetimeMs > this.#now()) continue;
         if (!member.isContainer && name.endsWith('.json')) ids.push(name.slice(0, -'.json'.length));

@@ -26,7 +26,7 @@ async function render(idp: IdpContext, request: Request, session: CurrentSession
     nostrKeys: await idp.nostrKeys.keysOf(account.id),
     nostrChallenge: await idp.nostrKeys.newChallenge(account.id),
     apps: await idp.apps.list(account.id),
-    sessions: (await idp.sessions.list(account.id)).map(({ id, record }) => ({ id, agent: record.agent, created: record.created, current: id === session.id })),
+    sessions: (await idp.sessions.list(account)).map(({ id, record }) => ({ id, agent: record.agent, created: record.created, current: id === session.id })),
     ...extra,
   };
   return page('Your account', accountPage(view), status, {}, true);

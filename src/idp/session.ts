@@ -40,6 +40,8 @@ function cookie(request: Request, name: string, value: string, maxAge: number): 
 export interface SessionRecord {
   created: number;
   expires: number;
+  /** The account's epoch it began in: a session of an older one has ended. */
+  epoch: string;
   /** The browser's User-Agent when it logged in (shortened), to tell sessions apart on the account page. */
   agent: string;
 }
@@ -80,7 +82,7 @@ export class Sessions {
     const id = randomToken();
     const nowMs = this.#now();
     const agent = (request.headers.get('user-agent') ?? '').slice(0, MAX_AGENT_LENGTH);
-    await this.#records.create(account.id, id, { created: nowMs, expires: nowMs + SESSION_SECONDS * 1000, agent });
+    await this.#records.create(account.id, id, { created: nowMs, expires: nowMs + SESSION_SECONDS * 1000, epoch, agent });
     const now = Math.floor(nowMs / 1000);
     const jwt = await new SignJWT({ sid: id, epoch })
       .setProtectedHeader({ alg: 'HS256' })
@@ -122,9 +124,14 @@ export class Sessions {
     return { account, authTime: payload.iat!, id: payload.sid };
   }
 
-  /** The account's live sessions, the newest first. */
-  async list(accountId: string): Promise<{ id: string; record: SessionRecord }[]> {
-    return (await this.#records.list(accountId)).map(({ id, value }) => ({ id, record: value })).sort((a, b) => b.record.created - a.record.created);
+  /** The account's live sessions, the newest first; records of an older epoch are deleted (ended already). */
+  async list(account: Account): Promise<{ id: string; record: SessionRecord }[]> {
+    const live: { id: string; record: SessionRecord }[] = [];
+    for (const { id, value } of await this.#records.list(account.id)) {
+      if (value.epoch === account.epoch) live.push({ id, record: value });
+      else await this.#records.delete(account.id, id);
+    }
+    return live.sort((a, b) => b.record.created - a.record.created);
   }
 
   /** Ends one session of the account; false when it has no such session. */
@@ -132,7 +139,7 @@ export class Sessions {
     return this.#records.delete(accountId, id);
   }
 
-  /** Deletes the records of every session (their epoch has ended: they are dead already). */
+  /** Deletes the records of the account's sessions after their epoch ended (they are dead already; listings drop any left). */
   async forgetAll(accountId: string): Promise<void> {
     await this.#records.deleteAll(accountId);
   }
