@@ -104,6 +104,8 @@ export class TokenFamilies {
     const stored = await this.#storage.get(path);
     if (!stored) return { refused: 'The refresh token is not valid: unknown or expired.' };
     const record = JSON.parse(await new Response(stored.body).text()) as RefreshRecord;
+    // A token of before families names none: it belongs to no login that could still be live.
+    if (typeof record.family !== 'string' || typeof record.accountId !== 'string') return { refused: 'The refresh token is not valid any more: log in again.' };
     if (record.expires <= this.#now()) return { refused: 'The refresh token has expired: log in again.' };
     const family = await this.#families.get(record.accountId, record.family);
     await check(record, family?.value ?? null);
