@@ -183,9 +183,9 @@ export function accountRoutes(context: AccountRoutesContext): (app: Hono) => voi
       });
     }
 
-    app.get('/api/v1/accounts/:id', async (c, next) => {
+    app.get('/api/v1/accounts/:id', async (c) => {
       const account = await accountOf(c, c.req.param('id'));
-      if (!account) return next();
+      if (!account) throw mastodonError(404, 'Record not found');
       return json(account.entity);
     });
 
