@@ -61,7 +61,8 @@ export const activitypubFeature: Feature = {
     /** A stored outbox activity or its Note, by the name in their ids. */
     const outboxObject = async (request: Request, name: string, part: 'activity' | 'note') => {
       const activity = await activityPub!.social(new URL(request.url).origin).outboxItem(name);
-      const body = part === 'activity' ? activity : (activity?.object as unknown);
+      // The outbox holds boosts (Announce) too: only a Create has a Note of its own.
+      const body = part === 'activity' ? activity : activity?.type === 'Create' && typeof activity.object === 'object' ? activity.object : null;
       if (!body) throw new HttpProblem(404, 'No such activity.', { type: 'not-found' });
       const document = part === 'note' ? { '@context': activity!['@context'], ...(body as object) } : body;
       return new Response(JSON.stringify(document), { headers: { 'content-type': 'application/activity+json', vary: 'Accept' } });

@@ -132,7 +132,9 @@ export class Inbound {
       return;
     }
     if (changedAt(object) <= changedAt(held.value.object)) return;
-    const updated = { ...held.value, object: withSafeHtml({ ...object, id: objectId }) };
+    // An edit changes the content, not when the post was published (clients know the post by that time).
+    const published = object.published ?? held.value.object.published;
+    const updated = { ...held.value, object: withSafeHtml({ ...object, id: objectId, ...(published !== undefined && { published }) }) };
     if (await this.#deps.storage.put(path, JSON.stringify(updated), { contentType: 'application/ld+json', ifMatch: held.etag })) {
       this.#deps.publish([{ path, kind: 'update' }]);
     }

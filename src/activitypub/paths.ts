@@ -6,6 +6,8 @@ export const QUEUE_CONTAINER = AP_STATE + 'queue/';
 export const FOLLOWERS_CONTAINER = AP_STATE + 'followers/';
 export const FOLLOWING_CONTAINER = AP_STATE + 'following/';
 export const OUTBOX_CONTAINER = AP_STATE + 'outbox/';
+/** The owner's Likes, one per object liked (named by the object's id). */
+export const LIKED_CONTAINER = AP_STATE + 'liked/';
 /** Inbound activities, as resources of the pod the owner reads with any Solid app. */
 export const INBOX_CONTAINER = '/inbox/activitypub/';
 

@@ -3,7 +3,7 @@
  * the stored inbox, list followers and following, follow and unfollow. ActivityPub client-to-server posts
  * use it, and so does the Mastodon API (src/mastodon/), through `FeatureContext.social`.
  */
-import { Accept, Create, Delete, Follow, isActor, Note, PUBLIC_COLLECTION, Tombstone, Undo, type Actor, type Context } from '@fedify/fedify';
+import { Accept, Announce, Create, Delete, Document, Follow, Hashtag, isActor, Like, Mention, Note, PUBLIC_COLLECTION, Tombstone, Undo, type Actor, type Context } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Change } from '../ldp/context.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -11,7 +11,7 @@ import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { Delivery } from './delivery.ts';
 import { actorUrlOfHandle, isHandle } from './handle.ts';
-import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, hashName, INBOX_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
+import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, hashName, INBOX_CONTAINER, LIKED_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
 import { readRecord, recordPaths, writeRecord } from './records.ts';
 import { safeHtml } from './safe-html.ts';
 
@@ -38,6 +38,39 @@ export interface FollowingRecord extends RemoteActor {
   since: string;
 }
 
+/** One of the owner's Likes. */
+export interface LikedRecord {
+  /** The Like's own id, which an Undo names. */
+  id: string;
+  object: string;
+  /** The liked object's author, who is sent the Like. */
+  author: string;
+  since: string;
+}
+
+export interface NoteAttachment {
+  url: string;
+  mediaType: string;
+  /** Alt text. */
+  description: string | null;
+  width?: number;
+  height?: number;
+}
+
+/** What the owner posts. */
+export interface NoteInput {
+  /** HTML; made safe before it is kept. */
+  content: string;
+  inReplyTo?: string;
+  /** A content warning (plain text, shown before the content); marks the Note sensitive. */
+  summary?: string;
+  sensitive?: boolean;
+  attachments?: readonly NoteAttachment[];
+  hashtags?: readonly { name: string; href: string }[];
+  /** Actors named in the Note (the author of a post replied to): `Mention` tags, and they are sent the Note. */
+  mentions?: readonly { href: string; name: string }[];
+}
+
 export interface Page<T> {
   items: T[];
   total: number;
@@ -56,6 +89,9 @@ export interface SocialDeps {
   now(): number;
   publish(changes: readonly Change[]): void;
 }
+
+const idOfValue = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
 
 function pageOf<T>(all: T[], request: PageRequest = {}): { slice: T[]; total: number } {
   const offset = Math.max(0, request.offset ?? 0);
@@ -97,27 +133,48 @@ export class Social {
   }
 
   /**
-   * Wraps a Note in Create, keeps it in the outbox and delivers it to every follower (shared inboxes once).
-   * Its HTML is kept as remote HTML is (safeHtml): what the owner posts is served to others as well.
+   * Wraps a Note in Create, keeps it in the outbox and delivers it to every follower (shared inboxes once) and
+   * to the actors it mentions. Its HTML is kept as remote HTML is (safeHtml): what the owner posts is served
+   * to others as well.
    */
-  async postNote(input: { content: string; inReplyTo?: string }): Promise<Record<string, unknown>> {
+  async postNote(input: NoteInput): Promise<Record<string, unknown>> {
     const name = timedName(this.#deps.now());
     const published = Temporal.Instant.fromEpochMilliseconds(this.#deps.now());
     const followersUri = this.#ctx.getFollowersUri(ACTOR_IDENTIFIER);
+    const mentions = input.mentions ?? [];
+    const ccs = [followersUri, ...mentions.map((mention) => new URL(mention.href))];
     const note = new Note({
       id: new URL(`${this.actorId.href}/notes/${name}`),
       attribution: this.actorId,
       content: safeHtml(input.content),
       published,
       to: PUBLIC_COLLECTION,
-      cc: followersUri,
+      ccs,
       ...(input.inReplyTo && { replyTarget: new URL(input.inReplyTo) }),
+      ...(input.summary && { summary: input.summary }),
+      ...((input.sensitive || input.summary) && { sensitive: true }),
+      attachments: (input.attachments ?? []).map(
+        (attachment) =>
+          new Document({
+            url: new URL(attachment.url),
+            mediaType: attachment.mediaType,
+            name: attachment.description,
+            ...(attachment.width !== undefined && { width: attachment.width }),
+            ...(attachment.height !== undefined && { height: attachment.height }),
+          }),
+      ),
+      tags: [
+        ...(input.hashtags ?? []).map((tag) => new Hashtag({ href: new URL(tag.href), name: `#${tag.name}` })),
+        ...mentions.map((mention) => new Mention({ href: new URL(mention.href), name: mention.name })),
+      ],
     });
-    const create = new Create({ id: new URL(`${this.actorId.href}/activities/${name}`), actor: this.actorId, object: note, published, to: PUBLIC_COLLECTION, cc: followersUri });
+    const create = new Create({ id: new URL(`${this.actorId.href}/activities/${name}`), actor: this.actorId, object: note, published, to: PUBLIC_COLLECTION, ccs });
     const json = (await create.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>;
-    await writeRecord(this.#deps.storage, `${OUTBOX_CONTAINER}${name}.json`, json, true);
-    const followers = await this.allFollowers();
-    await this.#deps.delivery.send(json, followers.map((follower) => follower.sharedInbox ?? follower.inbox), this.#keyId);
+    const path = `${OUTBOX_CONTAINER}${name}.json`;
+    await writeRecord(this.#deps.storage, path, json, true);
+    this.#deps.publish([{ path, kind: 'create' }]);
+    const mentioned = await Promise.all(mentions.map((mention) => this.#inboxOf(mention.href)));
+    await this.#deliver(json, [...(await this.#followerInboxes()), ...mentioned.flatMap((inbox) => (inbox ? [inbox] : []))]);
     return json;
   }
 
@@ -129,15 +186,108 @@ export class Social {
 
   /** Removes a posted Note from the outbox and delivers a Delete of it to every follower; false when there is none. */
   async deleteNote(name: string): Promise<boolean> {
-    if (!(await this.outboxItem(name))) return false;
-    await this.#deps.storage.delete(`${OUTBOX_CONTAINER}${name}.json`);
+    if ((await this.outboxItem(name))?.type !== 'Create') return false;
+    const path = `${OUTBOX_CONTAINER}${name}.json`;
+    await this.#deps.storage.delete(path);
+    this.#deps.publish([{ path, kind: 'delete' }]);
     const followersUri = this.#ctx.getFollowersUri(ACTOR_IDENTIFIER);
     const noteId = new URL(`${this.actorId.href}/notes/${name}`);
     const deletion = new Delete({ id: new URL(`${this.actorId.href}/activities/${name}/delete`), actor: this.actorId, object: new Tombstone({ id: noteId }), to: PUBLIC_COLLECTION, cc: followersUri });
-    const json = (await deletion.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>;
-    const followers = await this.allFollowers();
-    await this.#deps.delivery.send(json, followers.map((follower) => follower.sharedInbox ?? follower.inbox), this.#keyId);
+    await this.#deliver((await deletion.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, await this.#followerInboxes());
     return true;
+  }
+
+  /**
+   * Boosts an object: an Announce kept in the outbox (as Mastodon lists boosts there) and delivered to every
+   * follower and to the object's author.
+   */
+  async announce(objectId: string, author: string): Promise<Record<string, unknown>> {
+    const name = timedName(this.#deps.now());
+    const followersUri = this.#ctx.getFollowersUri(ACTOR_IDENTIFIER);
+    const announce = new Announce({
+      id: new URL(`${this.actorId.href}/activities/${name}`),
+      actor: this.actorId,
+      object: new URL(objectId),
+      published: Temporal.Instant.fromEpochMilliseconds(this.#deps.now()),
+      to: PUBLIC_COLLECTION,
+      ccs: [new URL(author), followersUri],
+    });
+    const json = (await announce.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>;
+    const path = `${OUTBOX_CONTAINER}${name}.json`;
+    await writeRecord(this.#deps.storage, path, json, true);
+    this.#deps.publish([{ path, kind: 'create' }]);
+    await this.#deliver(json, [...(await this.#followerInboxes()), ...(await this.#authorInbox(author))]);
+    return json;
+  }
+
+  /** Takes a boost back (Undo of the Announce, to the same inboxes); false when `name` is no Announce of the outbox. */
+  async unannounce(name: string): Promise<boolean> {
+    const item = await this.outboxItem(name);
+    const objectId = idOfValue(item?.object);
+    if (item?.type !== 'Announce' || objectId === null) return false;
+    const path = `${OUTBOX_CONTAINER}${name}.json`;
+    if (!(await this.#deps.storage.delete(path))) return false;
+    this.#deps.publish([{ path, kind: 'delete' }]);
+    const author = [item.cc ?? []].flat().map(idOfValue).find((id) => id !== null && id !== this.#ctx.getFollowersUri(ACTOR_IDENTIFIER).href) ?? null;
+    const announce = new Announce({ id: new URL(String(item.id)), actor: this.actorId, object: new URL(objectId) });
+    const undo = new Undo({ id: new URL(`${String(item.id)}/undo`), actor: this.actorId, object: announce, to: PUBLIC_COLLECTION });
+    await this.#deliver((await undo.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, [...(await this.#followerInboxes()), ...(author ? await this.#authorInbox(author) : [])]);
+    return true;
+  }
+
+  /** Favourites an object: a Like, kept once per object and delivered to its author (none for the owner's own). */
+  async like(objectId: string, author: string): Promise<LikedRecord> {
+    const path = LIKED_CONTAINER + (await hashName(objectId)) + '.json';
+    const held = await readRecord<LikedRecord>(this.#deps.storage, path);
+    if (held) return held.value;
+    const record: LikedRecord = { id: `${this.actorId.href}/likes/${timedName(this.#deps.now())}`, object: objectId, author, since: new Date(this.#deps.now()).toISOString() };
+    // Create-only: of two requests at once, one Like is kept and sent.
+    if (!(await writeRecord(this.#deps.storage, path, record, true))) return (await readRecord<LikedRecord>(this.#deps.storage, path))?.value ?? record;
+    const like = new Like({ id: new URL(record.id), actor: this.actorId, object: new URL(objectId) });
+    await this.#deliver((await like.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, await this.#authorInbox(author));
+    return record;
+  }
+
+  /** Takes a favourite back (Undo of the Like, to the author); false when the owner had not liked it. */
+  async unlike(objectId: string): Promise<boolean> {
+    const path = LIKED_CONTAINER + (await hashName(objectId)) + '.json';
+    const held = await readRecord<LikedRecord>(this.#deps.storage, path);
+    if (!held || !(await this.#deps.storage.delete(path, { ifMatch: held.etag }))) return false;
+    const { value } = held;
+    const undo = new Undo({ id: new URL(`${value.id}/undo`), actor: this.actorId, object: new Like({ id: new URL(value.id), actor: this.actorId, object: new URL(value.object) }) });
+    await this.#deliver((await undo.toJsonLd({ contextLoader: this.#ctx.contextLoader })) as Record<string, unknown>, await this.#authorInbox(value.author));
+    return true;
+  }
+
+  /** Everything the owner has liked, in no order. */
+  async liked(): Promise<LikedRecord[]> {
+    return readAll(this.#deps.storage, await recordPaths(this.#deps.storage, LIKED_CONTAINER));
+  }
+
+  async #deliver(activity: Record<string, unknown>, inboxes: readonly string[]): Promise<void> {
+    if (inboxes.length > 0) await this.#deps.delivery.send(activity, inboxes, this.#keyId);
+  }
+
+  async #followerInboxes(): Promise<string[]> {
+    return (await this.allFollowers()).map((follower) => follower.sharedInbox ?? follower.inbox);
+  }
+
+  /** The inbox of an object's author, as a list: none for the owner, or when the author cannot be found. */
+  async #authorInbox(author: string): Promise<string[]> {
+    if (author === this.actorId.href) return [];
+    const inbox = await this.#inboxOf(author);
+    return inbox ? [inbox] : [];
+  }
+
+  /** An actor's inbox: from the follower or following record when there is one, else from its actor document. */
+  async #inboxOf(actorUrl: string): Promise<string | null> {
+    const name = (await hashName(actorUrl)) + '.json';
+    for (const container of [FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER]) {
+      const record = await readRecord<RemoteActor>(this.#deps.storage, container + name);
+      if (record) return record.value.sharedInbox ?? record.value.inbox;
+    }
+    const actor = await this.#lookupActor(actorUrl).catch(() => null);
+    return actor?.inboxId?.href ?? null;
   }
 
   /** The owner's activities, newest first. */
@@ -245,7 +395,9 @@ export class Social {
   async acceptFollow(follow: Follow, follower: Actor): Promise<void> {
     const remote = remoteActorOf(follower);
     const record: FollowerRecord = { ...remote, followId: follow.id!.href, since: new Date(this.#deps.now()).toISOString() };
-    await writeRecord(this.#deps.storage, FOLLOWERS_CONTAINER + (await hashName(remote.id)) + '.json', record);
+    const path = FOLLOWERS_CONTAINER + (await hashName(remote.id)) + '.json';
+    await writeRecord(this.#deps.storage, path, record);
+    this.#deps.publish([{ path, kind: 'create' }]);
     // The Follow embedded as Mastodon embeds it (its id, actor and object), so the follower need not fetch it.
     const followed = new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId });
     const accept = new Accept({ id: new URL(`${this.actorId.href}/accepts/${timedName(this.#deps.now())}`), actor: this.actorId, object: followed });

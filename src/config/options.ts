@@ -54,6 +54,7 @@ export const OPTIONS = [
   { key: 'apSummary', flag: 'ap-summary', kind: 'string', arg: '<text>', default: undefined, help: 'ActivityPub bio' },
   { key: 'apNostrPubkey', flag: 'ap-nostr-pubkey', kind: 'string', arg: '<hex>', default: undefined, help: 'Nostr public key (64 lowercase hex characters) of the pod owner: WebID profiles made from now on say `as:alsoKnownAs <did:nostr:<hex>>`, and so does the ActivityPub actor' },
   { key: 'apInboxMaxBodySize', flag: 'ap-inbox-max-body-size', kind: 'size', arg: '<size>', default: '256KB', help: 'largest activity the ActivityPub inboxes take (413 beyond); a fediverse activity is a few KB' },
+  { key: 'streamingBacklog', flag: 'streaming-backlog', kind: 'integer', arg: '<n>', default: 1000, help: 'with --activitypub, writes waiting to become Mastodon streaming events (posts, deletions, notifications); past it the oldest are dropped and logged' },
   { key: 'nostrDidResolver', flag: 'nostr-did-resolver', kind: 'url', arg: '<url>', default: undefined, help: 'where DID documents of Nostr keys are read (`<url><pubkey>.json`) to link a NIP-98 key to a WebID (default: this server, which answers /.well-known/did/nostr/ for keys its accounts linked)' },
   { key: 'public', flag: 'public', kind: 'boolean', default: false, help: 'allow unauthenticated access, skipping ACL checks' },
   { key: 'tokenTtl', flag: 'token-ttl', kind: 'duration', arg: '<duration>', default: '30d', help: 'lifetime of bearer tokens from pod creation and `svc token` (e.g. 12h, 30d)' },

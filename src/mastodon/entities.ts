@@ -11,7 +11,13 @@ export interface PodAccount {
   webId: string;
   podUri: string;
   created: string;
+  /** The name shown; the pod name when not given. */
+  displayName?: string;
+  /** A short text about the account (plain text). */
+  summary?: string;
 }
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A plain avatar and header, so clients that load `avatar` and `header` get an image rather than a 404. */
 const AVATAR = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1" fill="#8c8dff"/></svg>')}`;
@@ -23,14 +29,14 @@ export function accountEntity(pod: PodAccount): Record<string, unknown> {
     id: pod.name,
     username: pod.name,
     acct: pod.name,
-    display_name: pod.name,
+    display_name: pod.displayName ?? pod.name,
     locked: false,
     bot: false,
     discoverable: false,
     indexable: false,
     group: false,
     created_at: pod.created,
-    note: '',
+    note: pod.summary ? `<p>${escapeHtml(pod.summary)}</p>` : '',
     url: pod.podUri,
     uri: pod.webId,
     avatar: AVATAR,
@@ -53,7 +59,7 @@ export function accountEntity(pod: PodAccount): Record<string, unknown> {
 export function credentialAccountEntity(pod: PodAccount): Record<string, unknown> {
   return {
     ...accountEntity(pod),
-    source: { privacy: 'public', sensitive: false, language: null, note: '', fields: [], follow_requests_count: 0, hide_collections: false, discoverable: false, indexable: false },
+    source: { privacy: 'public', sensitive: false, language: null, note: pod.summary ?? '', fields: [], follow_requests_count: 0, hide_collections: false, discoverable: false, indexable: false },
     role: { id: '-99', name: '', permissions: '0', color: '', highlighted: false },
   };
 }
@@ -80,13 +86,24 @@ export interface InstanceFacts {
   registrations: boolean;
   approvalRequired: boolean;
   invitesEnabled: boolean;
+  /** The streaming API's URL (`ws://...`), when it is served. */
+  streaming: string | null;
+  /** Uploads, when they are taken: their types, size limit and how many a status holds. */
+  media: { types: readonly string[]; sizeLimit: number; attachments: number } | null;
 }
 
 /** Mastodon clients compare `version` with Mastodon's own: this names the API level svc follows, then svc's own. */
 const API_LEVEL = '4.3.0';
-const LIMITS = { max_characters: 500, max_media_attachments: 0, characters_reserved_per_url: 23 };
+const statusLimits = (facts: InstanceFacts) => ({ max_characters: 500, max_media_attachments: facts.media?.attachments ?? 0, characters_reserved_per_url: 23 });
 const POLLS = { max_options: 0, max_characters_per_option: 0, min_expiration: 0, max_expiration: 0 };
-const MEDIA = { supported_mime_types: [], image_size_limit: 0, image_matrix_limit: 0, video_size_limit: 0, video_frame_rate_limit: 0, video_matrix_limit: 0 };
+const mediaLimits = (facts: InstanceFacts) => ({
+  supported_mime_types: facts.media?.types ?? [],
+  image_size_limit: facts.media?.sizeLimit ?? 0,
+  image_matrix_limit: facts.media ? 33_177_600 : 0,
+  video_size_limit: 0,
+  video_frame_rate_limit: 0,
+  video_matrix_limit: 0,
+});
 const DESCRIPTION = 'A Solid pod server (svc) with a Mastodon-compatible API.';
 
 const versionOf = (facts: InstanceFacts) => `${API_LEVEL} (compatible; svc ${facts.version})`;
@@ -101,7 +118,8 @@ export function instanceV1Entity(facts: InstanceFacts): Record<string, unknown> 
     description: DESCRIPTION,
     email: '',
     version: versionOf(facts),
-    urls: { streaming_api: facts.origin.replace(/^http/, 'ws') },
+    // An empty URL where streaming is not served: Elk and Phanpy then open no socket.
+    urls: { streaming_api: facts.streaming ?? '' },
     stats: { user_count: facts.userCount, status_count: 0, domain_count: 0 },
     thumbnail: null,
     languages: ['en'],
@@ -110,8 +128,8 @@ export function instanceV1Entity(facts: InstanceFacts): Record<string, unknown> 
     invites_enabled: facts.invitesEnabled,
     configuration: {
       accounts: { max_featured_tags: 0 },
-      statuses: LIMITS,
-      media_attachments: MEDIA,
+      statuses: statusLimits(facts),
+      media_attachments: mediaLimits(facts),
       polls: POLLS,
     },
     contact_account: null,
@@ -133,11 +151,11 @@ export function instanceV2Entity(facts: InstanceFacts): Record<string, unknown> 
     icon: [],
     languages: ['en'],
     configuration: {
-      urls: { streaming: facts.origin.replace(/^http/, 'ws'), status: null },
+      urls: { streaming: facts.streaming ?? '', status: null },
       vapid: { public_key: '' },
       accounts: { max_featured_tags: 0, max_pinned_statuses: 0 },
-      statuses: LIMITS,
-      media_attachments: { ...MEDIA, description_limit: 0 },
+      statuses: statusLimits(facts),
+      media_attachments: { ...mediaLimits(facts), description_limit: facts.media ? 1500 : 0 },
       polls: POLLS,
       translation: { enabled: false },
     },

@@ -1,29 +1,70 @@
 /**
  * The Mastodon-compatible client API (with `--idp`): apps, instance and account endpoints, which need no
- * ActivityPub; app tokens come from src/oauth/. See docs/mastodon-api.md.
+ * ActivityPub; with `--activitypub` also statuses, timelines, notifications, uploads and the streaming API
+ * (its WebSocket through the features' shared upgrade path). App tokens come from src/oauth/. See
+ * docs/mastodon-api.md.
  */
 import type { Feature } from '../features/feature.ts';
 import { AccountStore } from '../idp/accounts.ts';
 import { AppStore } from '../oauth/apps.ts';
 import { TokenStore } from '../oauth/tokens.ts';
+import { AccountState } from './account-state.ts';
+import { MediaStore } from './media.ts';
 import { RemoteAccounts } from './remote-accounts.ts';
-import { mastodonRoutes } from './router.ts';
+import { mastodonRoutes, podAccount, rootPodName } from './router.ts';
+import { StreamingApi } from './streaming.ts';
 
 export const mastodonFeature: Feature = {
   name: 'mastodon',
   enabled: (config) => config.idp,
   create(context) {
-    const { platform, now } = context;
+    const { platform, now, config } = context;
     const accounts = new AccountStore(platform.storage, now);
+    const tokens = new TokenStore(platform.storage, accounts, now, context.log);
+    const remoteAccounts = new RemoteAccounts(platform.storage, now);
+    const state = new AccountState(platform.storage);
+    const ownerName = rootPodName(config);
+    const accountName = async (record: { grant: { accountId?: string | null } }) => {
+      const account = record.grant.accountId ? await accounts.get(record.grant.accountId) : null;
+      return account ? account.podName || ownerName : null;
+    };
+    const media = config.activitypub ? new MediaStore(platform.storage, now, context.publish, config.maxBodySize) : null;
+    const streaming = config.activitypub
+      ? new StreamingApi({
+          storage: platform.storage,
+          tokens,
+          social: context.social,
+          remoteAccounts,
+          state,
+          media,
+          ownerName,
+          accountName,
+          podAccount: (name, origin) => podAccount({ config, storage: platform.storage }, name, origin),
+          now,
+          log: context.log,
+          backlog: config.streamingBacklog,
+        })
+      : null;
     const routes = mastodonRoutes({
-      config: context.config,
+      config,
       storage: platform.storage,
       apps: new AppStore(platform.storage, now),
-      tokens: new TokenStore(platform.storage, accounts, now, context.log),
+      tokens,
       accounts,
       social: context.social,
-      remoteAccounts: new RemoteAccounts(platform.storage, now),
+      remoteAccounts,
+      state,
+      media,
+      streaming: streaming && ((app) => streaming.routes(app)),
+      noStreaming: platform.activityPub
+        ? 'the streaming API carries statuses and notifications, which need ActivityPub (--activitypub)'
+        : `the streaming API carries statuses and notifications, which need ActivityPub, and ActivityPub is not available on the ${platform.runtime} runtime`,
+      fetch: platform.fetch,
+      now,
     });
-    return { routes };
+    return {
+      routes,
+      ...(streaming && { upgrade: (request: Request) => streaming.upgrade(request), afterWrite: (changes) => streaming.afterWrite(changes) }),
+    };
   },
 };

@@ -33,13 +33,18 @@ describe('Mastodon API without ActivityPub', () => {
     expect((await app.request('/api/v1/apps', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' })).status).toBe(400);
   });
 
-  it('instance v1 and v2 have Mastodon\'s fields and types', async () => {
+  it('instance v1 and v2 have Mastodon\'s fields and types, and advertise no streaming and no uploads without ActivityPub', async () => {
     const app = await idpApp();
     const v1 = await (await app.request('/api/v1/instance')).json();
-    expect(v1).toMatchObject({ uri: 'pod.test', title: 'pod.test', version: expect.stringMatching(/^4\.\d+\.\d+ \(compatible; svc /), registrations: true, approval_required: false, stats: { user_count: 1, status_count: 0, domain_count: 0 }, urls: { streaming_api: 'ws://pod.test' }, languages: ['en'], rules: [] });
-    expect(v1.configuration.statuses.max_characters).toBeTypeOf('number');
+    expect(v1).toMatchObject({ uri: 'pod.test', title: 'pod.test', version: expect.stringMatching(/^4\.\d+\.\d+ \(compatible; svc /), registrations: true, approval_required: false, stats: { user_count: 1, status_count: 0, domain_count: 0 }, urls: { streaming_api: '' }, languages: ['en'], rules: [] });
+    expect(v1.configuration.statuses).toMatchObject({ max_characters: 500, max_media_attachments: 0 });
+    expect(v1.configuration.media_attachments.supported_mime_types).toEqual([]);
     const v2 = await (await app.request('/api/v2/instance')).json();
-    expect(v2).toMatchObject({ domain: 'pod.test', usage: { users: { active_month: 1 } }, registrations: { enabled: true, approval_required: false }, contact: { email: '', account: null }, thumbnail: { url: expect.any(String) }, configuration: { urls: { streaming: 'ws://pod.test' } } });
+    expect(v2).toMatchObject({ domain: 'pod.test', usage: { users: { active_month: 1 } }, registrations: { enabled: true, approval_required: false }, contact: { email: '', account: null }, thumbnail: { url: expect.any(String) }, configuration: { urls: { streaming: '' } } });
+    const health = await app.request('/api/v1/streaming/health');
+    expect(health.status).toBe(404);
+    expect((await health.json()).error).toMatch(/^Record not found: the streaming API .* need ActivityPub/);
+    expect((await app.request('/api/v1/streaming?stream=public')).status).toBe(404);
   });
 
   it('accounts: by pod name (anyone), verify_credentials with a token whose scopes allow it', async () => {

@@ -10,6 +10,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import WebSocket from 'ws';
+import { createOAuthAPIClient, createRestAPIClient, createStreamingAPIClient } from 'masto';
+import { PASSWORD } from '../idp/support.ts';
+import { OOB, outOfBandCode } from '../oauth/support.ts';
 import { Inbox } from '../notifications/support.ts';
 import { Author } from '../nostr/support.ts';
 import { runExtraRuntime, runScriptOnExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
@@ -108,6 +111,42 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         await server.stop();
       }
     }, 60_000);
+
+    it('serves the Mastodon streaming API (--idp --activitypub) through the same WebSocket upgrade: masto hears a post', async () => {
+      const server = await startExtraRuntime(runtime, ['--idp', '--activitypub', '--single-user', '--single-user-name', '', '--ap-username', 'alice'], QUIET);
+      try {
+        const owner = /owner token \(send it[^\n]*\n(\S+)/.exec(server.output())![1]!;
+        const registered = await fetch(`${server.base}/idp/register`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` }, body: JSON.stringify({ email: 'alice@example.org', password: PASSWORD }) });
+        expect(registered.status).toBe(201);
+        const app = await createRestAPIClient({ url: server.base }).v1.apps.create({ clientName: 'masto', redirectUris: OOB, scopes: 'read write' });
+        const over = { request: (path: string, init: RequestInit = {}) => fetch(server.base + path, { ...init, redirect: 'manual' }) };
+        const code = await outOfBandCode(over, { client_id: app.clientId!, client_secret: app.clientSecret! });
+        const { accessToken } = await createOAuthAPIClient({ url: server.base }).token.create({ grantType: 'authorization_code', clientId: app.clientId!, clientSecret: app.clientSecret!, redirectUri: OOB, code });
+        const rest = createRestAPIClient({ url: server.base, accessToken });
+        const { urls } = await rest.v1.instance.fetch();
+        const streaming = createStreamingAPIClient({ streamingApiUrl: urls.streamingApi, accessToken, implementation: WebSocket });
+        const events: { event: string; payload: unknown }[] = [];
+        void (async () => {
+          for await (const event of streaming.user.subscribe()) events.push(event);
+        })().catch(() => undefined);
+        try {
+          // The subscription travels as a message: post until one arrives.
+          let arrived = false;
+          for (let attempt = 0; attempt < 20 && !arrived; attempt++) {
+            const status = await rest.v1.statuses.create({ status: `from ${runtime} ${attempt}` });
+            for (let waited = 0; waited < 3000 && !arrived; waited += 100) {
+              arrived = events.some((event) => event.event === 'update' && (event.payload as { id: string }).id === status.id);
+              if (!arrived) await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+          expect(arrived).toBe(true);
+        } finally {
+          streaming.close();
+        }
+      } finally {
+        await server.stop();
+      }
+    }, 120_000);
 
     it('serves HTTPS with --ssl-key and --ssl-cert', async () => {
       const dir = await mkdtemp(join(tmpdir(), `svc-${runtime}-tls-`));

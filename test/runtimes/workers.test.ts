@@ -254,3 +254,21 @@ describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the glob
     }
   });
 });
+
+describe('the Mastodon API on the Worker', () => {
+  it('has no streaming API, says why, and its instance documents advertise none', async () => {
+    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, compatibilityDate: '2026-04-26', bindings: { SVC_IDP: 'true', SVC_QUIET: 'true' } });
+    try {
+      for (const init of [{}, { headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }]) {
+        const response = (await mf.dispatchFetch(`${BASE}/api/v1/streaming?stream=public`, init)) as unknown as Response;
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { error: string }).error).toMatch(/the streaming API carries statuses and notifications, which need ActivityPub, and ActivityPub is not available on the workers runtime/);
+      }
+      const v1 = (await (await mf.dispatchFetch(`${BASE}/api/v1/instance`)).json()) as { urls: { streaming_api: string } };
+      const v2 = (await (await mf.dispatchFetch(`${BASE}/api/v2/instance`)).json()) as { configuration: { urls: { streaming: string } } };
+      expect([v1.urls.streaming_api, v2.configuration.urls.streaming]).toEqual(['', '']);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});

@@ -1,0 +1,417 @@
+/**
+ * Mastodon's streaming API (https://docs.joinmastodon.org/methods/streaming/): `GET /api/v1/streaming/health`,
+ * and the WebSocket at `/api/v1/streaming`, which the runtimes open through the features' one upgrade path
+ * (so the socket limits every WebSocket endpoint shares apply to it too). A socket subscribes to streams
+ * (`?stream=` on the URL, or `{"type":"subscribe","stream":...}` messages) and gets `update`, `delete`,
+ * `status.update` and `notification` events, made from what the ActivityPub feature writes: the owner's
+ * outbox, followers, and the inbox. Those writes reach every instance (`--redis-url`), so a socket held by
+ * one instance hears of posts that came in through another.
+ */
+import type { Hono } from 'hono';
+import { inboxRecordPath } from '../activitypub/inbound.ts';
+import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, OUTBOX_CONTAINER } from '../activitypub/paths.ts';
+import { readRecord } from '../activitypub/records.ts';
+import type { FollowerRecord } from '../activitypub/social.ts';
+import { problemResponse } from '../http/problem.ts';
+import type { Change } from '../ldp/context.ts';
+import type { SocketHandlers, SocketLike, UpgradeAnswer } from '../notifications/socket.ts';
+import { sendOrDrop } from '../notifications/socket.ts';
+import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
+import type { StorageDriver } from '../storage/types.ts';
+import { NO_LISTS, type ListDocument } from './lists.ts';
+import { federatedAt, notificationEntityOf, viewerFor, type Federated, type SocialRoutesContext } from './social-routes.ts';
+import { ANONYMOUS, type Viewer } from './status-entity.ts';
+import { followNotification, inboundStatus, notificationOf, ownItem, tagName, type NotificationItem, type StatusItem } from './timeline.ts';
+
+export const STREAMING_PATH = '/api/v1/streaming';
+
+/** Streams a socket may subscribe to at once. */
+const MAX_SUBSCRIPTIONS = 64;
+/** How often a socket's token is looked up again (before a private event), so a revoked or expired one stops. */
+const TOKEN_RECHECK_MS = 60_000;
+/** Status ids of inbound posts remembered, so their deletion can name them (the post itself is gone then). */
+const MAX_REMEMBERED_IDS = 10_000;
+/** Close code when the token stops working (RFC 6455 1008: policy violation). */
+const CLOSE_TOKEN_ENDED = 1008;
+
+const STREAMS = ['user', 'user:notification', 'public', 'public:media', 'public:local', 'public:local:media', 'public:remote', 'public:remote:media', 'hashtag', 'hashtag:local', 'list', 'direct'] as const;
+type StreamName = (typeof STREAMS)[number];
+const PRIVATE: readonly StreamName[] = ['user', 'user:notification', 'list', 'direct'];
+
+interface Subscription {
+  name: StreamName;
+  /** What the client named it with, as events carry it: `["hashtag", "Pods"]`. */
+  stream: string[];
+  tag?: string;
+  /** A list's members (actor URLs). */
+  members?: ReadonlySet<string>;
+}
+
+interface Session {
+  socket: SocketLike;
+  origin: string;
+  token: string | null;
+  record: AccessRecord | null;
+  isOwner: boolean;
+  checked: number;
+  subscriptions: Map<string, Subscription>;
+  /** Subscribe messages being answered. */
+  pending: number;
+  closed: boolean;
+}
+
+/** Who an event is for. */
+interface Audience {
+  /** The owner's home timeline (`user`, and `list` by author). */
+  home: boolean;
+  /** The owner's notifications. */
+  notification: boolean;
+  /** The public timelines; `local` for the owner's own posts. */
+  public: boolean;
+  local: boolean;
+  media: boolean;
+  tags: readonly string[];
+  author: string | null;
+  /** A deletion: every stream that may have shown it. */
+  everywhere?: boolean;
+}
+
+type EventName = 'update' | 'delete' | 'notification' | 'status.update';
+
+interface StreamEvent {
+  event: EventName;
+  audience: Audience;
+  /** The payload as a reader sees it (a deletion's is the id); null when hidden from that reader. */
+  payload(viewer: Viewer): Promise<string | null>;
+}
+
+export interface StreamingDeps extends SocialRoutesContext {
+  readonly storage: StorageDriver;
+  readonly tokens: TokenStore;
+  log(line: string): void;
+  /** Changes waiting to become events; past it the oldest are dropped. */
+  readonly backlog: number;
+}
+
+function errorMessage(error: string, status: number): string {
+  return JSON.stringify({ error, status });
+}
+
+/** The token of an upgrade request: `Authorization: Bearer`, `?access_token=`, or `Sec-WebSocket-Protocol` (as Mastodon takes them). */
+function tokenOf(request: Request): string | null {
+  const bearer = /^bearer\s+(\S+)$/i.exec(request.headers.get('authorization')?.trim() ?? '');
+  if (bearer) return bearer[1]!;
+  const query = new URL(request.url).searchParams.get('access_token');
+  if (query) return query;
+  return request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim() || null;
+}
+
+function matches(subscription: Subscription, audience: Audience, notifications: boolean): boolean {
+  const { name } = subscription;
+  if (audience.everywhere) return name !== 'user:notification';
+  if (name === 'user') return audience.home || (audience.notification && notifications);
+  if (name === 'user:notification') return audience.notification;
+  if (name === 'list') return audience.home && audience.author !== null && (subscription.members?.has(audience.author) ?? false);
+  if (!audience.public || name === 'direct') return false;
+  if (name.endsWith(':media') && !audience.media) return false;
+  if (name.startsWith('public:local')) return audience.local;
+  if (name.startsWith('public:remote')) return !audience.local;
+  if (name === 'public' || name === 'public:media') return true;
+  return audience.tags.includes(subscription.tag!) && (name === 'hashtag' || audience.local);
+}
+
+export class StreamingApi {
+  readonly #deps: StreamingDeps;
+  readonly #sessions = new Set<Session>();
+  /** Inbox record path → status id, while sockets are open (filled when the first one opens). */
+  readonly #statusIds = new Map<string, string>();
+  #primed: Promise<void> | null = null;
+  #queue: Change[] = [];
+  #working = false;
+
+  constructor(deps: StreamingDeps) {
+    this.#deps = deps;
+  }
+
+  /** Sockets open now. */
+  get open(): number {
+    return this.#sessions.size;
+  }
+
+  routes(app: Hono): void {
+    app.get(`${STREAMING_PATH}/health`, () => new Response('OK', { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } }));
+    app.all(`${STREAMING_PATH}/*`, () => this.#upgradeRequired());
+    app.all(STREAMING_PATH, () => this.#upgradeRequired());
+  }
+
+  #upgradeRequired(): Response {
+    return problemResponse(426, `Connect a WebSocket to ${STREAMING_PATH} (with ?stream=user, public, public:local, hashtag&tag=...); this server does not stream over plain HTTP (server-sent events).`, {
+      type: 'urn:svc:problem:upgrade-required',
+      headers: { Upgrade: 'websocket', Connection: 'Upgrade' },
+      extra: { error: 'Connect a WebSocket to /api/v1/streaming' },
+    });
+  }
+
+  /** Sees every write; returns at once (the events are made in order, later). */
+  afterWrite(changes: readonly Change[]): void {
+    if (this.#sessions.size === 0) return;
+    const wanted = changes.filter((change) => change.path.startsWith(INBOX_CONTAINER) || change.path.startsWith(OUTBOX_CONTAINER) || change.path.startsWith(FOLLOWERS_CONTAINER));
+    if (wanted.length === 0) return;
+    this.#queue.push(...wanted);
+    if (this.#queue.length > this.#deps.backlog) {
+      const dropped = this.#queue.splice(0, this.#queue.length - this.#deps.backlog);
+      this.#deps.log(`mastodon streaming: ${dropped.length} changes dropped (more than --streaming-backlog ${this.#deps.backlog} waiting)`);
+    }
+    if (!this.#working) void this.#work();
+  }
+
+  async #work(): Promise<void> {
+    this.#working = true;
+    try {
+      while (this.#queue.length > 0 && this.#sessions.size > 0) {
+        const change = this.#queue.shift()!;
+        try {
+          await this.#primed;
+          await this.#handle(change);
+        } catch (error) {
+          this.#deps.log(`mastodon streaming: ${change.path}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      this.#queue = [];
+    } finally {
+      this.#working = false;
+    }
+  }
+
+  /** Answers an upgrade at /api/v1/streaming; null for any other URL. */
+  async upgrade(request: Request): Promise<UpgradeAnswer | null> {
+    const url = new URL(request.url);
+    if (url.pathname !== STREAMING_PATH && url.pathname !== `${STREAMING_PATH}/`) return null;
+    const token = tokenOf(request);
+    let record: AccessRecord | null = null;
+    if (token !== null) {
+      const found = await this.#deps.tokens.lookup(token);
+      if (found === null || !('record' in found)) {
+        const why = found === null ? 'The access token is invalid' : 'expired' in found ? 'The access token expired' : 'The access token was revoked';
+        return { refuse: problemResponse(401, why, { type: 'urn:svc:problem:unauthenticated', extra: { error: 'Invalid access token' } }) };
+      }
+      record = found.record;
+    }
+    const isOwner = record !== null && record.grant.accountId !== null && (await this.#deps.accountName(record)) === this.#deps.ownerName;
+    const session: Session = { socket: undefined as unknown as SocketLike, origin: url.origin, token, record, isOwner, checked: this.#deps.now(), subscriptions: new Map(), pending: 0, closed: false };
+    const initial = url.searchParams.get('stream');
+    const parameters = { tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined };
+    return {
+      accept: (socket) => {
+        session.socket = socket;
+        this.#open(session);
+        if (initial) void this.#subscribe(session, initial, parameters);
+        const handlers: SocketHandlers & { subscribed(): boolean } = {
+          message: (text) => void this.#message(session, text),
+          closed: () => this.#close(session),
+          subscribed: () => session.subscriptions.size > 0 || session.pending > 0,
+        };
+        return handlers;
+      },
+    };
+  }
+
+  #open(session: Session): void {
+    this.#sessions.add(session);
+    if (this.#sessions.size === 1) this.#primed = this.#prime(session.origin);
+  }
+
+  #close(session: Session): void {
+    session.closed = true;
+    this.#sessions.delete(session);
+    if (this.#sessions.size === 0) {
+      this.#statusIds.clear();
+      this.#primed = null;
+    }
+  }
+
+  /** The ids of the inbound posts held now, so that a deletion of any of them can be told. */
+  async #prime(origin: string): Promise<void> {
+    try {
+      const found = await federatedAt(this.#deps, origin);
+      if (!found) return;
+      for (const status of await found.catalog.inbound()) this.#remember(await inboxRecordPath(status.uri), status.id);
+    } catch (error) {
+      this.#deps.log(`mastodon streaming: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #remember(path: string, id: string): void {
+    this.#statusIds.delete(path);
+    this.#statusIds.set(path, id);
+    if (this.#statusIds.size > MAX_REMEMBERED_IDS) this.#statusIds.delete(this.#statusIds.keys().next().value!);
+  }
+
+  #send(session: Session, text: string): void {
+    if (!session.closed) sendOrDrop(session.socket, text);
+  }
+
+  async #message(session: Session, text: string | null): Promise<void> {
+    if (text === null) return this.#send(session, errorMessage('Send text messages', 400));
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.#send(session, errorMessage('The message is not JSON', 400));
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return this.#send(session, errorMessage('The message is not a JSON object', 400));
+    const { type, stream, tag, list } = message as Record<string, unknown>;
+    const name = Array.isArray(stream) ? stream[0] : stream;
+    if (typeof name !== 'string') return this.#send(session, errorMessage('Name a stream', 400));
+    const parameters = { tag: typeof tag === 'string' ? tag : undefined, list: typeof list === 'string' || typeof list === 'number' ? String(list) : undefined };
+    if (type === 'subscribe') return this.#subscribe(session, name, parameters);
+    if (type === 'unsubscribe') {
+      session.subscriptions.delete(this.#key(name, parameters));
+      return;
+    }
+    this.#send(session, errorMessage('Unknown message type (subscribe or unsubscribe)', 400));
+  }
+
+  #key(name: string, parameters: { tag?: string | undefined; list?: string | undefined }): string {
+    return name === 'hashtag' || name === 'hashtag:local' ? `${name} ${tagName(parameters.tag ?? '') ?? ''}` : name === 'list' ? `list ${parameters.list ?? ''}` : name;
+  }
+
+  async #subscribe(session: Session, name: string, parameters: { tag?: string | undefined; list?: string | undefined }): Promise<void> {
+    session.pending++;
+    try {
+      const refusal = await this.#check(session, name, parameters);
+      if (typeof refusal === 'string') return this.#send(session, refusal);
+      const key = this.#key(name, parameters);
+      if (!session.subscriptions.has(key) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) return this.#send(session, errorMessage(`A socket holds at most ${MAX_SUBSCRIPTIONS} streams`, 400));
+      session.subscriptions.set(key, refusal);
+    } catch (error) {
+      this.#deps.log(`mastodon streaming: subscribe: ${error instanceof Error ? error.message : String(error)}`);
+      this.#send(session, errorMessage('The subscription failed', 500));
+    } finally {
+      session.pending--;
+    }
+  }
+
+  /** The subscription, or the error message refusing it. */
+  async #check(session: Session, name: string, parameters: { tag?: string | undefined; list?: string | undefined }): Promise<Subscription | string> {
+    if (!(STREAMS as readonly string[]).includes(name)) return errorMessage('Unknown stream type', 400);
+    const stream = name as StreamName;
+    if (!PRIVATE.includes(stream)) {
+      if (stream !== 'hashtag' && stream !== 'hashtag:local') return { name: stream, stream: [stream] };
+      const tag = tagName(parameters.tag ?? '');
+      return tag === null ? errorMessage('No tag for stream provided', 400) : { name: stream, stream: [stream, parameters.tag!], tag };
+    }
+    const { record } = session;
+    if (!record) return errorMessage('Missing access token', 401);
+    const scopes = record.grant.scopes;
+    const needed = stream === 'user:notification' ? ['read', 'read:notifications'] : stream === 'list' ? ['read', 'read:lists'] : ['read', 'read:statuses'];
+    if (!scopes.some((scope) => needed.includes(scope))) return errorMessage('Access token does not cover required scopes', 401);
+    if (!session.isOwner) return errorMessage('This account has no home timeline on this server: ActivityPub has one actor, the pod at /', 422);
+    if (stream === 'direct') return { name: stream, stream: [stream] };
+    if (stream !== 'list') return { name: stream, stream: [stream] };
+    const lists = await this.#deps.state.read<ListDocument>(record.grant.accountId!, 'lists', NO_LISTS);
+    const list = lists.lists.find((item) => item.id === parameters.list);
+    if (!list) return errorMessage('Not authorized to stream this list', 404);
+    return { name: stream, stream: [stream, list.id], members: new Set(list.members) };
+  }
+
+  /** False (and the socket closed) when the token of a socket stopped working since it was last looked at. */
+  async #tokenStillWorks(session: Session): Promise<boolean> {
+    if (session.token === null || this.#deps.now() - session.checked < TOKEN_RECHECK_MS) return true;
+    session.checked = this.#deps.now();
+    const found = await this.#deps.tokens.lookup(session.token);
+    if (found !== null && 'record' in found) return true;
+    session.closed = true;
+    session.socket.close(CLOSE_TOKEN_ENDED, 'the access token was revoked or expired');
+    return false;
+  }
+
+  async #handle(change: Change): Promise<void> {
+    const origins = new Set([...this.#sessions].map((session) => session.origin));
+    for (const origin of origins) {
+      const found = await federatedAt(this.#deps, origin);
+      if (!found) continue;
+      const events = await this.#eventsOf(change, found);
+      for (const event of events) await this.#deliver(event, origin);
+    }
+  }
+
+  async #deliver(event: StreamEvent, origin: string): Promise<void> {
+    const payloads = new Map<string, Promise<string | null>>();
+    for (const session of [...this.#sessions]) {
+      if (session.origin !== origin || session.closed) continue;
+      const notifications = session.record?.grant.scopes.some((scope) => scope === 'read' || scope === 'read:notifications') ?? false;
+      const targets = [...session.subscriptions.values()].filter((subscription) => matches(subscription, event.audience, notifications));
+      if (targets.length === 0) continue;
+      if (targets.some((subscription) => PRIVATE.includes(subscription.name)) && !(await this.#tokenStillWorks(session))) continue;
+      // One payload per reader and context: the owner sees its favourites and bookmarks, each account its
+      // filters, those of the timeline the stream is (home, notifications or public).
+      const first = targets[0]!.name;
+      const context = first === 'user' || first === 'list' ? 'home' : first === 'user:notification' ? 'notifications' : 'public';
+      const key = `${session.record?.grant.accountId ?? ''} ${context}`;
+      if (!payloads.has(key)) payloads.set(key, (async () => event.payload(session.record ? await viewerFor(this.#deps, session.record, context) : ANONYMOUS))());
+      const payload = await payloads.get(key)!;
+      if (payload === null) continue;
+      for (const subscription of targets) this.#send(session, JSON.stringify({ stream: subscription.stream, event: event.event, payload }));
+    }
+  }
+
+  async #eventsOf(change: Change, found: Federated): Promise<StreamEvent[]> {
+    const { path, kind } = change;
+    const statusEvent = (event: EventName, status: StatusItem, audience: Audience): StreamEvent => ({
+      event,
+      audience,
+      payload: async (viewer) => {
+        const entity = await found.renderer(viewer).entity(status);
+        return entity ? JSON.stringify(entity) : null;
+      },
+    });
+    const notificationEvent = (item: NotificationItem): StreamEvent => ({
+      event: 'notification',
+      audience: { home: false, notification: true, public: false, local: false, media: false, tags: [], author: item.author },
+      payload: async (viewer) => {
+        const entity = await notificationEntityOf(this.#deps.remoteAccounts, found, found.renderer(viewer), item);
+        return entity ? JSON.stringify(entity) : null;
+      },
+    });
+    const deletion = (id: string): StreamEvent => ({ event: 'delete', audience: { home: false, notification: false, public: false, local: false, media: false, tags: [], author: null, everywhere: true }, payload: async () => id });
+
+    if (path.startsWith(OUTBOX_CONTAINER)) {
+      const name = path.slice(OUTBOX_CONTAINER.length).replace(/\.json$/, '');
+      if (kind === 'delete') return [deletion(name)];
+      if (kind !== 'create') return [];
+      const activity = await found.social.outboxItem(name);
+      const status = activity ? ownItem(activity, found.catalog.owner) : null;
+      if (!status) return [];
+      const post = status.reblogOf === null;
+      return [statusEvent('update', status, { home: true, notification: false, public: post, local: true, media: status.attachments.length > 0, tags: status.tags, author: found.catalog.owner })];
+    }
+    if (path.startsWith(FOLLOWERS_CONTAINER)) {
+      if (kind !== 'create') return [];
+      const follower = await readRecord<FollowerRecord>(this.#deps.storage, path);
+      return follower ? [notificationEvent(await followNotification(follower.value))] : [];
+    }
+    if (kind === 'delete') {
+      const id = this.#statusIds.get(path);
+      this.#statusIds.delete(path);
+      return id ? [deletion(id)] : [];
+    }
+    const [held, meta] = await Promise.all([readRecord<Record<string, unknown>>(this.#deps.storage, path), this.#deps.storage.head(path)]);
+    if (!held || !meta) return [];
+    const entry = { activity: held.value, received: meta.modified };
+    const status = await inboundStatus(entry.activity, entry.received);
+    const events: StreamEvent[] = [];
+    if (status) {
+      this.#remember(path, status.id);
+      // An edit: an Update from its author replaced it (a rewrite of an unedited post is no edit).
+      if (kind === 'update' && status.edited === null) return [];
+      events.push(statusEvent(kind === 'create' ? 'update' : 'status.update', status, { home: true, notification: false, public: true, local: false, media: status.attachments.length > 0, tags: status.tags, author: status.author }));
+    }
+    if (kind === 'create') {
+      const own = new Map((await found.catalog.own()).map((item) => [item.uri, item]));
+      const notification = await notificationOf(entry, found.catalog.owner, own, new Map(status ? [[status.uri, status]] : []));
+      if (notification) events.push(notificationEvent(notification));
+    }
+    return events;
+  }
+}
