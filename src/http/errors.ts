@@ -3,6 +3,9 @@ import { PathError } from '../storage/paths.ts';
 import { isStorageError, StorageError } from '../storage/types.ts';
 import { HttpProblem, problemResponse } from './problem.ts';
 
+/** How long clients are asked to wait when the storage (an S3 endpoint) does not answer. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 /** Maps anything a handler threw to a problem response; unexpected errors are logged, never shown. */
 export function errorToResponse(error: unknown, log: (line: string) => void): Response {
   if (error instanceof HttpProblem) return error.toResponse();
@@ -26,6 +29,12 @@ export function errorToResponse(error: unknown, log: (line: string) => void): Re
         return new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' }).toResponse();
       case 'BodyAborted':
         return new HttpProblem(400, 'The request body ended before it was complete; nothing was stored.', { type: 'body-aborted' }).toResponse();
+      case 'Unavailable':
+        log(`storage unavailable: ${error.message}`);
+        return new HttpProblem(503, 'The storage cannot be reached just now, so the request was not completed. Try again shortly.', {
+          type: 'storage-unavailable',
+          headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+        }).toResponse();
     }
   }
   log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

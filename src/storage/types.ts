@@ -100,7 +100,9 @@ export type StorageErrorCode =
   | 'NotEmpty'
   | 'NotFound'
   /** The body stream failed or was cut off; nothing was written. */
-  | 'BodyAborted';
+  | 'BodyAborted'
+  /** The storage service (an S3 endpoint) cannot be reached or refuses to work just now; try again later. */
+  | 'Unavailable';
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;

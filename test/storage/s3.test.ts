@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3Bucket } from '../../storage-drivers/s3-bucket.ts';
+import { S3Driver } from '../../storage-drivers/s3.ts';
+import { freePort } from '../support/local-process.ts';
+import { S3RVER_CREDENTIALS, startTestS3, type TestS3 } from '../support/s3.ts';
+import { runStorageContract } from './contract.ts';
+
+/*
+ * The S3 driver against a real S3-protocol server (s3rver, test/support/s3-server.ts), which has no
+ * conditional writes: the driver finds that out at open and makes create-only and compare-and-swap atomic
+ * within its process. Every driver the contract asks for gets a fresh key prefix in one bucket.
+ */
+let s3: TestS3;
+let counter = 0;
+
+beforeAll(async () => {
+  s3 = await startTestS3();
+});
+
+afterAll(async () => {
+  await s3?.stop();
+});
+
+const freshDriver = (options: Parameters<TestS3['driver']>[1] = {}) => s3.driver(`t${++counter}/`, options);
+
+/** Every key of the bucket under a prefix, as any S3 tool lists them. */
+async function keysUnder(prefix: string): Promise<string[]> {
+  const bucket = new S3Bucket({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', forcePathStyle: true }, S3RVER_CREDENTIALS);
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, ...(cursor && { cursor }) });
+    keys.push(...page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return keys.sort();
+}
+
+runStorageContract('s3', () => freshDriver());
+
+describe('s3 driver specifics', () => {
+  it('finds that s3rver ignores conditional writes, so it is atomic only within its process', async () => {
+    const driver = await freshDriver();
+    expect(driver.features.conditionalWrites).toBe(false);
+    expect(driver.capabilities.crossProcessAtomic).toBe(false);
+  });
+
+  it('stores one object per resource at its path, with its content type as the object’s own, and containers as markers', async () => {
+    const driver = await s3.driver('layout/');
+    await driver.put('/a/b/c.txt', 'x', { contentType: 'text/plain' });
+    await driver.put('/a/data', '{}', { contentType: 'application/ld+json' });
+    expect(await keysUnder('layout/')).toEqual(['layout/a/', 'layout/a/b/', 'layout/a/b/c.txt', 'layout/a/data']);
+    const bucket = new S3Bucket({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', forcePathStyle: true }, S3RVER_CREDENTIALS);
+    expect((await bucket.head('layout/a/data'))?.httpMetadata?.contentType).toBe('application/ld+json');
+  });
+
+  it('pages through listings longer than one list call, even where the server repeats a common prefix', async () => {
+    const driver = await freshDriver({ pageSize: 4 });
+    await driver.createContainer('/big/');
+    for (let i = 0; i < 9; i++) await driver.put(`/big/f${i}`, 'x'.repeat(i), { contentType: 'text/plain' });
+    for (let i = 0; i < 3; i++) await driver.createContainer(`/big/sub${i}/`);
+    await driver.put('/big/sub0/deep', '1234', { contentType: 'text/plain' });
+    const seen: string[] = [];
+    for await (const meta of driver.list('/big/')) seen.push(meta.path);
+    expect(seen.length).toBe(12);
+    expect(new Set(seen).size).toBe(12);
+    expect(await driver.usage('/big/')).toBe(36 + 4);
+  });
+
+  it('reads keys written by other tools under a prefix as an implicit container', async () => {
+    const driver = await freshDriver();
+    const bucket = new S3Bucket({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', forcePathStyle: true }, S3RVER_CREDENTIALS);
+    await bucket.put(`t${counter}/imported/photos/cat & dog+1.txt`, 'abc', { httpMetadata: { contentType: 'text/plain' } });
+    expect((await driver.head('/imported/'))?.isContainer).toBe(true);
+    const listed: string[] = [];
+    for await (const meta of driver.list('/imported/photos/')) listed.push(meta.path);
+    expect(listed).toEqual(['/imported/photos/cat & dog+1.txt']);
+    expect(await new Response((await driver.get('/imported/photos/cat & dog+1.txt'))!.body).text()).toBe('abc');
+  });
+
+  it('clamps a byte range that runs past the end', async () => {
+    const driver = await freshDriver();
+    await driver.put('/r', '0123456789', { contentType: 'application/octet-stream' });
+    const part = await driver.get('/r', { range: { start: 7, end: 100 } });
+    expect(part?.range).toEqual({ start: 7, end: 9 });
+    expect(await new Response(part!.body).text()).toBe('789');
+  });
+
+  it('refuses a path whose key S3 would refuse as too long, and finds nothing there', async () => {
+    const driver = await freshDriver();
+    const path = '/' + Array.from({ length: 5 }, () => 'n'.repeat(230)).join('/');
+    await expect(driver.put(path, 'x', { contentType: 'text/plain' })).rejects.toThrow(/longer than this storage allows/);
+    expect(await driver.head(path)).toBeNull();
+  });
+
+  it('keeps a lease while a server runs it, and reports an unclean stop when one is left behind', async () => {
+    const prefix = `lease${++counter}/`;
+    const clean = await s3.driver(prefix, { recover: true });
+    expect(clean.uncleanStop).toBe(false);
+    expect(clean.recountsAfterUncleanStop).toBe(true);
+    expect((await keysUnder(prefix)).filter((key) => key.includes('.svc-tmp-instance-'))).toHaveLength(1);
+    // Listings and usage never show it.
+    const rootNames: string[] = [];
+    for await (const meta of clean.list('/')) rootNames.push(meta.path);
+    expect(rootNames).toEqual([]);
+    await clean.close();
+    expect(await keysUnder(prefix)).toEqual([]);
+    expect((await s3.driver(prefix, { recover: true }).then(async (next) => (await next.close(), next))).uncleanStop).toBe(false);
+  });
+
+  it('refuses to start beside a running instance when neither conditional writes nor --redis-url make them safe', async () => {
+    const prefix = `two${++counter}/`;
+    const running = await s3.driver(prefix, { recover: true, instanceLabel: 'host-a pid 1' });
+    await expect(s3.driver(prefix, { recover: true })).rejects.toThrow(/another svc instance \(host-a pid 1, seen \d+ s ago\).*--redis-url/);
+    // With shared locks it may join, and it does not take the running one for a crashed one.
+    const joined = await s3.driver(prefix, { recover: true, shared: true });
+    expect(joined.uncleanStop).toBe(false);
+    expect(joined.recountsAfterUncleanStop).toBe(false);
+    await joined.close();
+    await running.close();
+  });
+
+  it('stops with one clear line for a missing bucket, refused credentials, or an endpoint that does not answer', async () => {
+    const location = { endpoint: s3.endpoint, bucket: 'no-such-bucket', region: 'us-east-1', forcePathStyle: true };
+    await expect(S3Driver.open({ location, credentials: S3RVER_CREDENTIALS })).rejects.toThrow(/^there is no bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+ \(404 NoSuchBucket.*create the bucket/);
+    // s3rver checks the key id, not SigV4 signatures.
+    const wrong = { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'not the secret' };
+    const refused = S3Driver.open({ location: { ...location, bucket: s3.bucket }, credentials: wrong });
+    await expect(refused).rejects.toThrow(/refused the credentials \(403 InvalidAccessKeyId.*check AWS_ACCESS_KEY_ID/);
+    await expect(refused).rejects.not.toThrow(/NOT-A-KEY|not the secret/);
+    const nobody = { ...location, endpoint: `http://127.0.0.1:${await freePort()}` };
+    await expect(S3Driver.open({ location: nobody, credentials: S3RVER_CREDENTIALS })).rejects.toThrow(/^cannot reach bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+: fetch failed \(.*ECONNREFUSED/);
+  });
+
+  it('answers Unavailable while the endpoint is away, and works again once it is back', async () => {
+    const driver = await freshDriver();
+    await driver.put('/o/kept', 'kept', { contentType: 'text/plain' });
+    await s3.pause();
+    try {
+      await expect(driver.head('/o/kept')).rejects.toSatisfy((e: Error & { code?: string }) => e.code === 'Unavailable');
+      await expect(driver.put('/o/new', 'x', { contentType: 'text/plain' })).rejects.toSatisfy((e: Error & { code?: string }) => e.code === 'Unavailable');
+    } finally {
+      await s3.resume();
+    }
+    expect(await new Response((await driver.get('/o/kept'))!.body).text()).toBe('kept');
+    expect((await driver.put('/o/new', 'x', { contentType: 'text/plain' }))?.created).toBe(true);
+  });
+});
