@@ -9,6 +9,7 @@ import { commandHelp, globalHelp, tableOptionsOf, type CommandHelp } from './hel
 import { listeningLine } from '../shared/listening-line.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
+import { dataOptions } from './storage.ts';
 
 const COMMANDS: CommandHelp[] = [{ name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' }, ...ADMIN_COMMANDS];
 
@@ -18,7 +19,7 @@ const PARENT_CHECK_MS = 500;
 /** The `svc token` that mints a new token for the single-user pod; none for memory storage, which forgets the pod on exit. */
 function singleUserTokenCommand(config: Config, pod: SingleUserPod): string | null {
   if (config.storage === 'memory') return null;
-  return `svc token ${pod.name || '/'} ${config.config ? `-c ${config.config}` : `-r ${config.root}`}`;
+  return `svc token ${pod.name || '/'} ${dataOptions(config)}`;
 }
 
 function fail(message: string): never {

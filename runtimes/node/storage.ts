@@ -4,12 +4,25 @@ import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 
-/** `recover`: opened by the server itself (see FsOptions.recover), not by a command beside it. */
-export async function openStorage(config: Config, recover = false): Promise<StorageDriver> {
+export interface OpenStorageOptions {
+  /** Opened by the server itself (see FsOptions.recover and S3OpenOptions.recover), not by a command beside it. */
+  recover?: boolean;
+  /** The process environment: S3 credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN. */
+  env?: Record<string, string | undefined>;
+  log?(line: string): void;
+  /** Names this instance (host and process) in its S3 lease. */
+  instanceLabel?: string;
+}
+
+/** Opens the configured storage on Node, Deno or Bun; a storage that cannot be used stops startup with a ConfigError. */
+export async function openStorage(config: Config, options: OpenStorageOptions = {}): Promise<StorageDriver> {
   if (config.storage === 'r2') {
-    throw new ConfigError('--storage r2 is available only on Cloudflare Workers (runtime: workers, with an R2 bucket bound as PODS); on Node use --storage fs or --storage memory.');
+    throw new ConfigError('--storage r2 is available only on Cloudflare Workers (runtime: workers, with an R2 bucket bound as PODS); elsewhere use --storage fs, s3 or memory (R2 through its S3 API: --storage s3 --s3-endpoint https://<account>.r2.cloudflarestorage.com --s3-region auto).');
   }
-  return config.storage === 'memory' ? new MemoryDriver() : openDataDirectory(config, recover);
+  // The S3 client (aws4fetch, the XML parser) is loaded only with --storage s3.
+  if (config.storage === 's3') return (await import('./s3-storage.ts')).openS3Storage(config, options);
+  if (config.storage === 'memory') return new MemoryDriver();
+  return openDataDirectory(config, options.recover === true);
 }
 
 /** The fs driver on --root; what keeps it from being the data directory is said in one line naming the option. */
@@ -27,4 +40,26 @@ export async function openDataDirectory(config: Config, recover: boolean): Promi
           : (error as Error).message;
     throw new ConfigError(`cannot use --root ${config.root} as the data directory: ${why}. Give a directory svc may write (it is made if missing).`);
   }
+}
+
+/** Where the data is, for the line printed once the server listens. */
+export function storageDescription(config: Config): string {
+  if (config.storage === 'memory') return 'memory (lost on exit)';
+  if (config.storage === 's3') {
+    const where = config.s3Endpoint ? new URL(config.s3Endpoint).origin : `AWS S3 in ${config.s3Region}`;
+    return `S3 bucket ${config.s3Bucket}${config.s3Prefix ? ` under ${config.s3Prefix}` : ''} at ${where}`;
+  }
+  return `files under ${config.root}`;
+}
+
+/** The options that name a server's data, for commands printed to run beside it (`svc token ...`). */
+export function dataOptions(config: Config): string {
+  if (config.config) return `-c ${config.config}`;
+  if (config.storage !== 's3') return `-r ${config.root}`;
+  const words = ['--storage s3', `--s3-bucket ${config.s3Bucket}`];
+  if (config.s3Endpoint) words.push(`--s3-endpoint ${config.s3Endpoint}`);
+  if (config.s3Region !== 'us-east-1') words.push(`--s3-region ${config.s3Region}`);
+  if (config.s3Prefix) words.push(`--s3-prefix ${config.s3Prefix}`);
+  if (config.s3ForcePathStyle) words.push('--s3-force-path-style');
+  return words.join(' ');
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config/options.ts';
 import { clientBaseUrl } from '../../src/http/public-origin.ts';
+import { storageDescription } from '../node/storage.ts';
 
 /**
  * The line the server prints once it listens (tools and tests wait for `svc listening on <url>`): the URL
@@ -7,9 +8,8 @@ import { clientBaseUrl } from '../../src/http/public-origin.ts';
  * Node leaves out the runtime, which the other runtimes name.
  */
 export function listeningLine(runtime: 'node' | 'deno' | 'bun', boundUrl: string, config: Config): string {
-  const storageText = config.storage === 'fs' ? `files under ${config.root}` : 'memory (lost on exit)';
   const url = clientBaseUrl(config, boundUrl);
-  const details = [runtime === 'node' ? '' : `runtime: ${runtime}, `, url === boundUrl ? '' : `bound to ${boundUrl}, `, `storage: ${storageText}`].join('');
+  const details = [runtime === 'node' ? '' : `runtime: ${runtime}, `, url === boundUrl ? '' : `bound to ${boundUrl}, `, `storage: ${storageDescription(config)}`].join('');
   const relay = config.nostr ? `; Nostr relay at ${new URL(config.nostrPath, url.replace(/^http/, 'ws')).href}` : '';
   return `svc listening on ${url} (${details})${relay}`;
 }

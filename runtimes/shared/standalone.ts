@@ -4,6 +4,8 @@
  * File access goes through each runtime's Node compatibility (`node:fs`), so the fs driver is the very
  * driver Node uses: same file layout, same atomic create-only and replace.
  */
+import { hostname } from 'node:os';
+import { pid } from 'node:process';
 import { createApp, type App } from '../../src/app.ts';
 import { flagSpecsOf, parseFlagWords } from '../../src/config/flags.ts';
 import { OPTIONS, type Config } from '../../src/config/options.ts';
@@ -13,12 +15,11 @@ import type { Platform } from '../../src/platform.ts';
 import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
 import { loadConfig, readOptionFile } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
-import { openDataDirectory } from '../node/storage.ts';
+import { dataOptions, openStorage } from '../node/storage.ts';
 
 export type StandaloneRuntime = 'deno' | 'bun';
 
@@ -51,7 +52,7 @@ function parseFlags(runtime: StandaloneRuntime, args: string[]): Record<string, 
 /** Refuses, before anything listens, the options this runtime cannot honour. */
 function refuseUnsupported(runtime: StandaloneRuntime, config: Config): void {
   if (config.storage === 'r2') {
-    throw new ConfigError(`--storage r2 (SVC_STORAGE=r2) is not available on the ${runtime} runtime: R2 is reached through a Cloudflare Workers binding. Use --storage fs or --storage memory.`);
+    throw new ConfigError(`--storage r2 (SVC_STORAGE=r2) is not available on the ${runtime} runtime: R2 is reached through a Cloudflare Workers binding. Use --storage fs, s3 or memory (R2 through its S3 API with --storage s3).`);
   }
   if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
     throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
@@ -70,7 +71,7 @@ export async function prepareStandalone(
   for (const notice of [...unknownEnvironmentWarnings(env), ...startupNotices(config, config.host)]) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage: StorageDriver = config.storage === 'memory' ? new MemoryDriver() : await openDataDirectory(config, true);
+  const storage = await openStorage(config, { recover: true, env, log, instanceLabel: `${hostname()} pid ${pid} (${runtime})` });
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
@@ -98,7 +99,7 @@ export async function prepareStandalone(
 export async function singleUserNoticeOf(app: App, boundUrl: string, config: Config): Promise<string | null> {
   const pod = await app.singleUserPod?.();
   if (!pod) return null;
-  const newToken = config.storage === 'memory' ? null : `svc token ${pod.name || '/'} -r ${config.root}`;
+  const newToken = config.storage === 'memory' ? null : `svc token ${pod.name || '/'} ${dataOptions(config)}`;
   return singleUserNotice(pod, clientBaseUrl(config, boundUrl), newToken, config);
 }
 

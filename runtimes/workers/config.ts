@@ -47,6 +47,9 @@ export function workerConfig(env: WorkerEnv): Config {
   if (config.storage === 'fs') {
     throw new ConfigError('SVC_STORAGE=fs (--storage fs) is not available on the workers runtime: there is no file system. Use r2 (bind an R2 bucket as PODS) or memory.');
   }
+  if (config.storage === 's3') {
+    throw new ConfigError(`SVC_STORAGE=s3 (--storage s3) is not available on the workers runtime: R2 is its native storage. Bind an R2 bucket as ${BUCKET_BINDING} (see wrangler.toml) and use r2.`);
+  }
   if (config.storage === 'r2' && !bucket) {
     throw new ConfigError(`SVC_STORAGE=r2 (--storage r2) needs an R2 bucket bound as ${BUCKET_BINDING} on the workers runtime (see wrangler.toml).`);
   }

@@ -7,16 +7,20 @@ import { withSharedLock } from './shared-lock.ts';
 const WRITE_LOCK_MS = 30_000;
 
 /**
- * A driver's `ifMatch` compare-and-swap made atomic across instances (`--redis-url`): the fs driver checks
- * and replaces under a lock of its own process only, so two instances could both see the old ETag and both
- * write. Conditional writes of one path take turns through a shared lock; create-only writes need none
- * (the driver's `link` is atomic on the file system itself), nor do unconditional ones.
+ * A driver's conditional writes made atomic across instances (`--redis-url`): the fs driver checks and
+ * replaces under a lock of its own process only, so two instances could both see the old ETag and both
+ * write. Conditional writes of one path take turns through a shared lock. Create-only writes need none
+ * where the driver is atomic across processes by itself (`crossProcessAtomic`: the fs driver's `link`, S3
+ * conditional puts); where it is not (an S3 endpoint without conditional writes), they and container
+ * creations take the lock too. Unconditional writes never do.
  */
 export function withSharedPreconditions(inner: StorageDriver, shared: SharedState): StorageDriver {
-  return wrapWrites(inner, {
+  const locked = <T>(path: string, task: () => Promise<T>) => withSharedLock(shared, `write:${path}`, WRITE_LOCK_MS, task);
+  const atomic = inner.capabilities.crossProcessAtomic;
+  const wrapped = wrapWrites(inner, {
     put: (path: string, body: PutBody, options: PutOptions) =>
-      options.ifMatch === undefined ? inner.put(path, body, options) : withSharedLock(shared, `write:${path}`, WRITE_LOCK_MS, () => inner.put(path, body, options)),
-    delete: (path: string, options?: DeleteOptions) =>
-      options?.ifMatch === undefined ? inner.delete(path, options) : withSharedLock(shared, `write:${path}`, WRITE_LOCK_MS, () => inner.delete(path, options)),
+      options.ifMatch !== undefined || (!atomic && options.ifNoneMatch !== undefined) ? locked(path, () => inner.put(path, body, options)) : inner.put(path, body, options),
+    delete: (path: string, options?: DeleteOptions) => (options?.ifMatch === undefined ? inner.delete(path, options) : locked(path, () => inner.delete(path, options))),
   });
+  return atomic ? wrapped : { ...wrapped, createContainer: (path) => locked(path, () => inner.createContainer(path)) };
 }

@@ -170,6 +170,7 @@ for (const storage of ['r2', 'memory'] as const) {
 describe('Worker configuration', () => {
   const refusals: Array<[string, Record<string, string>, RegExp]> = [
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
+    ['s3 storage (R2 is the native path)', { SVC_STORAGE: 's3' }, /SVC_STORAGE=s3.*workers runtime.*R2/],
     ['WebSocket notifications without the Durable Object', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],

@@ -13,6 +13,8 @@
  *
  * Run with --openssl-legacy-provider: s3rver makes ListObjectsV2 continuation tokens with DES.
  *
+ * S3_SERVER_LOG=1 prints s3rver's request log (and its errors) to standard output.
+ *
  * SIGUSR1 closes the listening socket and every connection (the endpoint is unreachable; the data stays),
  * SIGUSR2 listens again on the same port. Each prints a line when done.
  */
@@ -60,6 +62,11 @@ async function bytesOf(content: Buffer | NodeJS.ReadableStream): Promise<Buffer>
 
 class MemoryStore extends FilesystemStore {
   private readonly buckets = new Map<string, Bucket>();
+
+  /** `directory`: s3rver's, where it would keep bucket configurations (CORS, website) the tests never set. */
+  constructor(directory: string) {
+    super(directory);
+  }
 
   private metadataOf(stored: Stored): Record<string, string | number> {
     return { ...stored.metadata, etag: JSON.stringify(stored.md5), 'last-modified': stored.modified.toUTCString(), 'content-length': stored.content.length };

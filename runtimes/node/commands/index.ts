@@ -6,8 +6,8 @@ import { inviteCommand } from './invite.ts';
 import { mintPodToken } from '../token.ts';
 import { quotaCommand } from './quota.ts';
 
-/** Where the data of a server is: its --root, or the config file naming it. */
-const DATA_KEYS = ['root', 'config'] as const;
+/** Where the data of a server is: its --root or S3 bucket, or the config file naming them. */
+const DATA_KEYS = ['root', 'config', 'storage', 's3Endpoint', 's3Bucket', 's3Region', 's3Prefix', 's3ForcePathStyle'] as const;
 
 /** The administration commands, for the command list, the options each takes and `--help`. */
 export const ADMIN_COMMANDS: CommandHelp[] = [
