@@ -5,6 +5,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const EXTRA_RUNTIME_TESTS = [
   'test/portable/deno.test.ts',
   'test/portable/bun.test.ts',
+  'test/portable/deno-s3.test.ts',
+  'test/portable/bun-s3.test.ts',
   'test/portable/node22.test.ts',
   'test/portable/node24.test.ts',
   'test/runtimes/deno-bun.test.ts',

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startTestS3 } from '../support/s3.ts';
 import { SVC_BIN } from '../support/server.ts';
 import { PORTABLE_OPTIONS, type RunningTarget } from './suite.ts';
 
@@ -29,6 +30,37 @@ export async function startNode(node: string = process.execPath): Promise<Runnin
   const root = await mkdtemp(join(tmpdir(), 'svc-node-'));
   return startProcess(node, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...PORTABLE_OPTIONS }, SVC_LISTENING, root);
 }
+
+/**
+ * A server on `--storage s3`: an S3-protocol server (test/support/s3.ts) is started first, with a bucket for
+ * this run, and stopped after the server. `start` gets the S3 flags and the environment with the credentials.
+ */
+async function onTestS3(start: (args: string[], env: Record<string, string>) => Promise<RunningTarget>): Promise<RunningTarget> {
+  const s3 = await startTestS3();
+  let target: RunningTarget;
+  try {
+    target = await start(s3.args(), s3.env);
+  } catch (error) {
+    await s3.stop();
+    throw error;
+  }
+  return {
+    ...target,
+    async stop() {
+      await target.stop();
+      await s3.stop();
+    },
+  };
+}
+
+/** `svc start` on Node with `--storage s3`. */
+export async function startNodeOnS3(): Promise<RunningTarget> {
+  const scratch = await mkdtemp(join(tmpdir(), 'svc-node-s3-'));
+  return onTestS3((args, env) => startProcess(process.execPath, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', ...args], { ...PORTABLE_OPTIONS, ...env }, SVC_LISTENING, scratch));
+}
+
+/** The Deno or Bun entry point with `--storage s3`. */
+export const startExtraRuntimeOnS3 = (runtime: ExtraRuntime) => onTestS3((args, env) => startExtraRuntime(runtime, args, { ...PORTABLE_OPTIONS, ...env }));
 
 /**
  * `svc start` in subdomain mode on base domain `localhost`: pods answer at `<name>.localhost:<port>`, and the

@@ -1,0 +1,4 @@
+import { startNodeOnS3 } from './servers.ts';
+import { describePortable } from './suite.ts';
+
+describePortable('node with --storage s3', startNodeOnS3);
