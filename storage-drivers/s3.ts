@@ -20,9 +20,20 @@ export interface S3OpenOptions extends S3DriverOptions {
   recover?: boolean;
   /** The instances share locks and counts through `--redis-url`. */
   shared?: boolean;
-  /** Names this instance in its lease (host and process), for the message another instance may print. */
-  instanceLabel?: string;
+  /** This process, as its lease names it (host, process id, runtime). */
+  instance?: InstanceName;
+  /**
+   * True when the process a lease names is known to be gone (the runtime's check: same host, and no such
+   * process, or this very process, restarted), so its lease need not age before a new start takes over.
+   */
+  isGone?(other: InstanceName): boolean;
   log?(line: string): void;
+}
+
+export interface InstanceName {
+  host: string;
+  pid: number;
+  runtime: string;
 }
 
 /** Each running instance rewrites its lease this often... */
@@ -39,8 +50,12 @@ function randomId(): string {
 
 interface Lease {
   key: string;
-  label: string;
+  instance: InstanceName | null;
   uploaded: number;
+}
+
+function describeInstance(instance: InstanceName | null): string {
+  return instance ? `${instance.runtime} pid ${instance.pid} on ${instance.host}` : 'unnamed';
 }
 
 /**
@@ -87,34 +102,35 @@ export class S3Driver extends ObjectStoreDriver {
     let cursor: string | undefined;
     do {
       const page = await this.s3.list({ prefix, ...(cursor && { cursor }) });
-      for (const object of page.objects) found.push({ key: object.key, label: '', uploaded: object.uploaded.getTime() });
+      for (const object of page.objects) found.push({ key: object.key, instance: null, uploaded: object.uploaded.getTime() });
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
     for (const lease of found) {
       const stored = await this.s3.get(lease.key).catch(() => null);
-      if (stored) lease.label = ((await new Response(stored.body).json().catch(() => ({}))) as { label?: string }).label ?? '';
+      if (stored) lease.instance = ((await new Response(stored.body).json().catch(() => ({}))) as { instance?: InstanceName }).instance ?? null;
     }
     return found;
   }
 
   private async takeLease(options: S3OpenOptions): Promise<void> {
     const key = this.key('/' + LEASE_NAME + randomId());
-    const body = JSON.stringify({ label: options.instanceLabel ?? '', started: new Date().toISOString() });
+    const body = JSON.stringify({ instance: options.instance ?? null, started: new Date().toISOString() });
     await this.s3.put(key, body, { httpMetadata: { contentType: 'application/json' } });
     // Ages are measured against this lease's upload time, on the endpoint's clock, not this machine's.
     const leases = await this.leases();
     const now = leases.find((lease) => lease.key === key)?.uploaded ?? Date.now();
     const others = leases.filter((lease) => lease.key !== key);
-    const running = others.filter((lease) => now - lease.uploaded < LEASE_MS);
+    const gone = (lease: Lease) => now - lease.uploaded >= LEASE_MS || (lease.instance !== null && options.isGone?.(lease.instance) === true);
+    const running = others.filter((lease) => !gone(lease));
     if (running.length > 0 && !this.features.conditionalWrites && !options.shared) {
       await this.s3.delete(key).catch(() => undefined);
       const [other] = running;
       const seen = Math.max(0, Math.round((now - other!.uploaded) / 1000));
       throw new Error(
-        `another svc instance (${other!.label || 'unnamed'}, seen ${seen} s ago) serves ${this.s3.describe()}, and the endpoint does not honour conditional writes, so two instances could overwrite each other: give every instance the same --redis-url, or stop the other one (if it stopped uncleanly, start again after ${Math.ceil(LEASE_MS / 1000) - seen} s).`,
+        `another svc instance (${describeInstance(other!.instance)}, seen ${seen} s ago) serves ${this.s3.describe()}, and the endpoint does not honour conditional writes, so two instances could overwrite each other: give every instance the same --redis-url, or stop the other one (if it stopped uncleanly, start again after ${Math.ceil(LEASE_MS / 1000) - seen} s).`,
       );
     }
-    const stale = others.filter((lease) => now - lease.uploaded >= LEASE_MS);
+    const stale = others.filter(gone);
     if (!options.shared && stale.length > 0) {
       // An instance that stopped without removing its lease crashed or was killed: its counts may be behind.
       this.uncleanStop = true;

@@ -1,7 +1,24 @@
+import { hostname } from 'node:os';
+import { kill, pid } from 'node:process';
 import type { Config } from '../../src/config/options.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
-import { S3Driver } from '../../storage-drivers/s3.ts';
+import { S3Driver, type InstanceName } from '../../storage-drivers/s3.ts';
 import type { OpenStorageOptions } from './storage.ts';
+
+/**
+ * Whether the process a lease names is gone: on this host, either this very process (its lease was left by an
+ * earlier start with the same process id, as in a container) or one that signal 0 cannot find.
+ */
+function isGone(other: InstanceName): boolean {
+  if (other.host !== hostname()) return false;
+  if (other.pid === pid) return true;
+  try {
+    kill(other.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === 'ESRCH';
+  }
+}
 
 /**
  * `--storage s3`: connects to the bucket before the server listens. A missing bucket option or credentials,
@@ -29,7 +46,8 @@ export async function openS3Storage(config: Config, options: OpenStorageOptions)
       prefix: config.s3Prefix ?? '',
       recover: options.recover === true,
       shared: Boolean(config.redisUrl),
-      ...(options.instanceLabel && { instanceLabel: options.instanceLabel }),
+      instance: { host: hostname(), pid, runtime: options.runtime ?? 'node' },
+      isGone,
       ...(options.log && { log: options.log }),
     });
   } catch (error) {

@@ -2,7 +2,6 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import type { TLSSocket } from 'node:tls';
 import { createApp, type App } from '../../src/app.ts';
 import type { Config } from '../../src/config/options.ts';
@@ -116,7 +115,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   let sharedState: SharedState | undefined;
   let app: App;
   try {
-    storage = await openStorage(config, { recover: true, env: process.env, log, instanceLabel: `${hostname()} pid ${process.pid}` });
+    storage = await openStorage(config, { recover: true, env: process.env, log });
     // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
     git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
     // The MongoDB driver is loaded only with --docdb.

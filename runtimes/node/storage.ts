@@ -10,8 +10,8 @@ export interface OpenStorageOptions {
   /** The process environment: S3 credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN. */
   env?: Record<string, string | undefined>;
   log?(line: string): void;
-  /** Names this instance (host and process) in its S3 lease. */
-  instanceLabel?: string;
+  /** The runtime's name, for this instance's S3 lease (with the host and process id). */
+  runtime?: string;
 }
 
 /** Opens the configured storage on Node, Deno or Bun; a storage that cannot be used stops startup with a ConfigError. */

@@ -4,8 +4,6 @@
  * File access goes through each runtime's Node compatibility (`node:fs`), so the fs driver is the very
  * driver Node uses: same file layout, same atomic create-only and replace.
  */
-import { hostname } from 'node:os';
-import { pid } from 'node:process';
 import { createApp, type App } from '../../src/app.ts';
 import { flagSpecsOf, parseFlagWords } from '../../src/config/flags.ts';
 import { OPTIONS, type Config } from '../../src/config/options.ts';
@@ -71,7 +69,7 @@ export async function prepareStandalone(
   for (const notice of [...unknownEnvironmentWarnings(env), ...startupNotices(config, config.host)]) log(notice);
   const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
 
-  const storage = await openStorage(config, { recover: true, env, log, instanceLabel: `${hostname()} pid ${pid} (${runtime})` });
+  const storage = await openStorage(config, { recover: true, env, log, runtime });
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;

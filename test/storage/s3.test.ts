@@ -110,13 +110,17 @@ describe('s3 driver specifics', () => {
 
   it('refuses to start beside a running instance when neither conditional writes nor --redis-url make them safe', async () => {
     const prefix = `two${++counter}/`;
-    const running = await s3.driver(prefix, { recover: true, instanceLabel: 'host-a pid 1' });
-    await expect(s3.driver(prefix, { recover: true })).rejects.toThrow(/another svc instance \(host-a pid 1, seen \d+ s ago\).*--redis-url/);
+    const running = await s3.driver(prefix, { recover: true, instance: { host: 'host-a', pid: 1, runtime: 'node' } });
+    await expect(s3.driver(prefix, { recover: true })).rejects.toThrow(/another svc instance \(node pid 1 on host-a, seen \d+ s ago\).*--redis-url/);
     // With shared locks it may join, and it does not take the running one for a crashed one.
     const joined = await s3.driver(prefix, { recover: true, shared: true });
     expect(joined.uncleanStop).toBe(false);
     expect(joined.recountsAfterUncleanStop).toBe(false);
     await joined.close();
+    // Where the runtime knows that process is gone (it died on this host), its lease is an unclean stop at once.
+    const restarted = await s3.driver(prefix, { recover: true, isGone: (other) => other.host === 'host-a' && other.pid === 1 });
+    expect(restarted.uncleanStop).toBe(true);
+    await restarted.close();
     await running.close();
   });
 

@@ -1,0 +1,116 @@
+/**
+ * `svc start --storage s3` as a process against a real S3-protocol server (s3rver, test/support/s3.ts):
+ * what stops it at startup, what it answers while the endpoint is away, and the crash-recount rule.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/local-process.ts';
+import { startTestS3, type TestS3 } from '../support/s3.ts';
+import { runSvc, startSvc } from '../support/server.ts';
+
+let s3: TestS3;
+
+beforeAll(async () => {
+  s3 = await startTestS3();
+});
+
+afterAll(async () => {
+  await s3?.stop();
+});
+
+const start = (args: string[], env: Record<string, string> = s3.env) => runSvc(['start', '-p', '0', '-h', '127.0.0.1', ...args], env);
+
+const createPod = async (base: string, name: string) => {
+  const response = await fetch(`${base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { token: string }).token;
+};
+
+describe('svc start --storage s3', () => {
+  it('stops with one line, and exit code 1, for a missing bucket, refused credentials or an endpoint that does not answer', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [s3.args('', 'missing-bucket'), s3.env, /^svc: --storage s3: there is no bucket "missing-bucket" at http:\/\/127\.0\.0\.1:\d+\/ \(404 NoSuchBucket.*create the bucket/],
+      [s3.args(), { AWS_ACCESS_KEY_ID: 'WRONG-KEY-ID', AWS_SECRET_ACCESS_KEY: 'wrong secret' }, /^svc: --storage s3: bucket "pods" at .* refused the credentials \(403 InvalidAccessKeyId.*AWS_SECRET_ACCESS_KEY/],
+      [['--storage', 's3', '--s3-endpoint', `http://127.0.0.1:${await freePort()}`, '--s3-bucket', 'pods', '--s3-force-path-style'], s3.env, /^svc: --storage s3: cannot reach bucket "pods" at .*ECONNREFUSED/],
+      [['--storage', 's3', '--s3-bucket', 'pods'], {}, /^svc: --storage s3 needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await start(args, env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/wrong secret|S3RVER/);
+    }
+  });
+
+  it('refuses a second instance on the bucket without --redis-url, as the endpoint has no conditional writes', async () => {
+    const first = await startSvc(s3.args('alone/'), s3.env);
+    try {
+      expect(first.output()).toContain('notice: the S3 endpoint does not honour conditional writes');
+      const second = await start(s3.args('alone/'));
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/^svc: --storage s3: another svc instance \(node pid \d+ on .*, seen \d+ s ago\) serves bucket "pods".*give every instance the same --redis-url/);
+      // Another prefix is another store.
+      const beside = await startSvc(s3.args('beside/'), s3.env);
+      await beside.stop();
+    } finally {
+      await first.stop();
+    }
+    // Stopped cleanly, it left no lease: the next start is not refused.
+    const next = await startSvc(s3.args('alone/'), s3.env);
+    await next.stop();
+  });
+
+  it('answers 503 with Retry-After, never 500, while the endpoint is away, and serves again once it is back', async () => {
+    const svc = await startSvc([...s3.args('outage/'), '-q'], s3.env);
+    try {
+      const token = await createPod(svc.base, 'alice');
+      const authorized = { authorization: `Bearer ${token}`, 'content-type': 'text/plain' };
+      expect((await fetch(`${svc.base}/alice/kept.txt`, { method: 'PUT', headers: authorized, body: 'kept' })).status).toBe(201);
+      await s3.pause();
+      const statuses: number[] = [];
+      try {
+        for (let i = 0; i < 20; i++) {
+          const write = await fetch(`${svc.base}/alice/new/${i}.txt`, { method: 'PUT', headers: authorized, body: `new ${i}` });
+          const read = await fetch(`${svc.base}/alice/kept.txt`, { headers: authorized });
+          const listing = await fetch(`${svc.base}/alice/`, { headers: authorized });
+          for (const response of [write, read, listing]) {
+            statuses.push(response.status);
+            expect(response.headers.get('retry-after')).toBe('5');
+            expect(response.headers.get('content-type')).toBe('application/problem+json');
+            await response.body?.cancel();
+          }
+        }
+      } finally {
+        await s3.resume();
+      }
+      expect(new Set(statuses)).toEqual(new Set([503]));
+      expect(await (await fetch(`${svc.base}/alice/kept.txt`, { headers: authorized })).text()).toBe('kept');
+      expect((await fetch(`${svc.base}/alice/new/0.txt`, { method: 'PUT', headers: authorized, body: 'new 0' })).status).toBe(201);
+      expect(svc.output()).not.toContain('internal error');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('recounts the quota records at the next start after it was killed, and that start is not refused', async () => {
+    const svc = await startSvc(s3.args('crash/'), s3.env);
+    const token = await createPod(svc.base, 'alice');
+    const authorized = { authorization: `Bearer ${token}`, 'content-type': 'text/plain' };
+    const record = async () => JSON.parse(await new Response((await (await s3.driver('crash/')).get('/alice/.quota.json'))!.body).text()) as { used: number };
+    const before = await record();
+    for (let i = 0; i < 5; i++) expect((await fetch(`${svc.base}/alice/${i}.txt`, { method: 'PUT', headers: authorized, body: 'x'.repeat(1000) })).status).toBe(201);
+    // Killed before the counts' next checkpoint (at most a second after a write): the record is behind.
+    svc.process.kill('SIGKILL');
+    await new Promise((resolve) => svc.process.once('exit', resolve));
+    expect((await record()).used).toBeLessThan(before.used + 5000);
+
+    // Started at once on the same host: the dead process's lease is known to be gone.
+    const restarted = await startSvc(s3.args('crash/'), s3.env);
+    try {
+      expect(restarted.output()).not.toContain('another svc instance');
+      expect((await record()).used).toBe(before.used + 5000);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});
