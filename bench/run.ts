@@ -16,7 +16,8 @@ import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
 import { runScaleOut, scaleOutReport, type ScaleOutRow } from './scale-out.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
-import { CEILING, CSS, diskUsage, JSS, memoryOf, OURS, startServer, type RunningServer, type ServerSpec } from './servers.ts';
+import { startTestS3 } from '../test/support/s3.ts';
+import { CEILING, CSS, diskUsage, JSS, memoryOf, OURS, oursOnS3, startServer, type RunningServer, type ServerSpec } from './servers.ts';
 import { CEILING_WORKLOAD, fillContainer, fillExtensionless, MEMBERS, seedDocdb, seedPod, withWriteConnections, WORKLOADS, type Target } from './workloads.ts';
 
 const { values } = parseArgs({
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     'skip-scaling': { type: 'boolean', default: false },
     'skip-hostile': { type: 'boolean', default: false },
     'skip-scale-out': { type: 'boolean', default: false },
+    'skip-s3': { type: 'boolean', default: false },
     'skip-footprint': { type: 'boolean', default: false },
     'startup-runs': { type: 'string', default: '3' },
     out: { type: 'string', default: join(import.meta.dirname, '..', '.bench', 'results.json') },
@@ -56,6 +58,7 @@ if (values.help) {
   --skip-footprint     skip the disk footprint of 1,000 small extension-less members
   --skip-hostile       skip the hostile-body check (how long each holds the event loop; bench/hostile.ts)
   --skip-scale-out     skip one instance vs three sharing a redis-server (bench/scale-out.ts)
+  --skip-s3            skip svc-s3: svc on --storage s3 against a local S3-protocol server (s3rver)
   --startup-runs <n>   spawns per server for the startup time (median; default 3)
   --out <file>         JSON results (default .bench/results.json)`);
   process.exit(0);
@@ -107,11 +110,15 @@ if (values.peers) ensurePeersInstalled(log);
 const docdb = workloads.some((workload) => workload.name.startsWith('docdb')) ? await startBenchDocdb(log) : null;
 const ours = docdb ? withDocdb(OURS, docdb) : OURS;
 const baseline = values.baseline ? await baselineSpec(values.baseline, log) : null;
-const specs = [ours, ...(baseline ? [baseline] : []), CEILING, ...(values.peers ? [JSS, CSS] : [])];
+const s3 = values['skip-s3'] ? null : await startTestS3('bench');
+const specs = [ours, ...(s3 ? [oursOnS3(s3)] : []), ...(baseline ? [baseline] : []), CEILING, ...(values.peers ? [JSS, CSS] : [])];
 
 const contenders: Contender[] = [];
 let dpop: BenchDpop | null = null;
-const stopAll = async () => Promise.all([...contenders.map((contender) => contender.server.stop()), dpop?.close(), docdb?.stop()]);
+const stopAll = async () => {
+  await Promise.all([...contenders.map((contender) => contender.server.stop()), dpop?.close(), docdb?.stop()]);
+  await s3?.stop();
+};
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 try {

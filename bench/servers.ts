@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CSS_BIN, JSS_BIN } from './peers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -193,6 +193,21 @@ export const OURS: ServerSpec = {
   readyPath: '/',
   createOwner: podsEndpointOwner,
 };
+
+/**
+ * svc on `--storage s3`, against the S3-protocol server of the tests (s3rver over memory, a separate process
+ * on loopback, whose CPU is not counted): each start gets a fresh key prefix, named after its data directory.
+ */
+export function oursOnS3(s3: { args(prefix: string): string[]; env: Record<string, string> }): ServerSpec {
+  return {
+    ...OURS,
+    name: 'svc-s3',
+    command: (port, dataDir) => {
+      const { executable, args } = OURS.command(port, dataDir);
+      return { executable, args: [...args, ...s3.args(`${basename(dataDir)}/`)], env: s3.env };
+    },
+  };
+}
 
 export const CEILING: ServerSpec = {
   name: 'hono-ceiling',

@@ -2,6 +2,9 @@
  * `svc start --storage s3` as a process against a real S3-protocol server (s3rver, test/support/s3.ts):
  * what stops it at startup, what it answers while the endpoint is away, and the crash-recount rule.
  */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/local-process.ts';
 import { startTestS3, type TestS3 } from '../support/s3.ts';
@@ -111,6 +114,61 @@ describe('svc start --storage s3', () => {
       expect((await record()).used).toBe(before.used + 5000);
     } finally {
       await restarted.stop();
+    }
+  });
+
+  it('moves a pod from fs to S3 and back with svc copy, which the server then serves with the same token', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'svc-copy-'));
+    try {
+      const first = join(scratch, 'first');
+      const svc = await startSvc(['-r', first, '--conneg']);
+      const token = await createPod(svc.base, 'alice');
+      const owner = { authorization: `Bearer ${token}` };
+      const writes: [string, string, string][] = [
+        ['/alice/notes/plain', 'no extension', 'text/plain'],
+        ['/alice/notes/data.ttl', '<#a> <#b> "c".', 'text/turtle'],
+        ['/alice/photos/2024/cat & dog.bin', 'bytes', 'application/octet-stream'],
+      ];
+      for (const [path, body, type] of writes) expect((await fetch(svc.base + encodeURI(path), { method: 'PUT', headers: { ...owner, 'content-type': type }, body })).status).toBe(201);
+      expect((await fetch(`${svc.base}/alice/empty/`, { method: 'PUT', headers: owner })).status).toBe(201);
+      await svc.stop();
+
+      const onS3 = join(scratch, 's3.json');
+      await writeFile(onS3, JSON.stringify({ storage: 's3', s3Endpoint: s3.endpoint, s3Bucket: s3.bucket, s3Prefix: 'moved/', s3ForcePathStyle: true }));
+      const there = await runSvc(['copy', '-r', first, '--to', onS3], s3.env);
+      expect(there.stderr).toBe('');
+      expect(there.stdout).toMatch(/^copied \d+ resources \(\d+ bytes\) and 1 empty containers from files under .* to S3 bucket pods under moved\/ at http:\/\/127\.0\.0\.1:\d+/);
+      // Never into a store that holds data.
+      const again = await runSvc(['copy', '-r', first, '--to', onS3], s3.env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/is not empty/);
+
+      const served = await startSvc(['-c', onS3, '--conneg'], s3.env);
+      try {
+        for (const [path, body, type] of writes) {
+          const response = await fetch(served.base + encodeURI(path), { headers: owner });
+          expect(response.status).toBe(200);
+          expect(response.headers.get('content-type')).toBe(type);
+          expect(await response.text()).toBe(body);
+        }
+        expect((await fetch(`${served.base}/alice/empty/`, { headers: owner })).status).toBe(200);
+        expect((await fetch(`${served.base}/alice/notes/plain`)).status).toBe(401);
+      } finally {
+        await served.stop();
+      }
+
+      const back = join(scratch, 'back');
+      const onFs = join(scratch, 'fs.json');
+      await writeFile(onFs, JSON.stringify({ root: back }));
+      expect((await runSvc(['copy', '-c', onS3, '--to', onFs], s3.env)).code).toBe(0);
+      const files = async (root: string) => (await readdir(root, { recursive: true })).filter((name) => !name.startsWith('.svc-tmp')).sort();
+      expect(await files(back)).toEqual(await files(first));
+      for (const name of await files(first)) {
+        if ((await readFile(join(first, name)).catch(() => null)) === null) continue;
+        expect(await readFile(join(back, name)), name).toEqual(await readFile(join(first, name)));
+      }
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
   });
 });

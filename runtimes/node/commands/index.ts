@@ -2,6 +2,7 @@ import type { Config } from '../../../src/config/options.ts';
 import { ConfigError } from '../../../src/config/resolve.ts';
 import type { CommandHelp } from '../help.ts';
 import { DEFAULT_CONFIG_FILE, initCommand } from './init.ts';
+import { copyCommand } from './copy.ts';
 import { inviteCommand } from './invite.ts';
 import { mintPodToken } from '../token.ts';
 import { quotaCommand } from './quota.ts';
@@ -29,6 +30,13 @@ export const ADMIN_COMMANDS: CommandHelp[] = [
     ],
   },
   {
+    name: 'copy',
+    usage: 'svc copy --to <config file> [options]',
+    summary: "Copy a stopped server's data (its --root or bucket) into an empty directory or bucket named by a config file, e.g. to move from fs to S3 and back.",
+    optionKeys: DATA_KEYS,
+    extraOptions: [{ key: 'to', flag: 'to', arg: '<file>', help: 'config file naming the target ("root", or "storage": "s3" with the "s3*" keys); credentials from AWS_*' }],
+  },
+  {
     name: 'quota',
     usage: 'svc quota set <pod> <size> | svc quota show <pod> | svc quota reconcile <pod>',
     summary: "Set, show or recompute a pod's storage quota (.quota.json at the pod root).",
@@ -51,6 +59,7 @@ export async function runAdminCommand(
     const file = (flags.config as string | undefined) ?? DEFAULT_CONFIG_FILE;
     return initCommand(file, { input: process.stdin, write: (text) => process.stdout.write(text) });
   }
+  if (name === 'copy') return copyCommand(await loadConfig(), flags.to, process.env, (line) => process.stderr.write(line + '\n'));
   if (name === 'invite') return inviteCommand(await loadConfig(), args, { uses: flags.uses, note: flags.note, details: (line) => process.stderr.write(line + '\n') });
   return quotaCommand(await loadConfig(), args);
 }
