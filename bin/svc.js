@@ -3,7 +3,7 @@
 // is newer than every source file; otherwise runs the TypeScript sources as they are, through tsx.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 
-// The oldest Node the dependencies run on (chokidar, under unstorage, and vite, under vitest, need 20.19);
+// The oldest Node the dependencies run on (cac, mongodb 7, and vite under vitest, need 20.19);
 // checked before anything that needs it is loaded, so an older Node gets this message, not a missing export.
 const NODE_FLOOR = [20, 19];
 const [major, minor] = process.versions.node.split('.').map(Number);

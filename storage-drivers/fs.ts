@@ -66,7 +66,7 @@ export interface FsOptions {
  */
 export class FsDriver implements StorageDriver {
   readonly name = 'fs';
-  readonly capabilities = { ranges: true, crossProcessAtomic: false };
+  readonly capabilities = { ranges: true, crossProcessAtomic: false, crossProcessCreateOnly: true };
   private readonly lock = new KeyedLock();
   // Every write through this driver invalidates what it touched; what changes outside it is caught by the
   // validators (see FileCache and ListingCache).

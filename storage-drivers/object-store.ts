@@ -222,11 +222,16 @@ export class ObjectStoreDriver implements StorageDriver {
   async put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null> {
     const data = await readBody(body);
     const key = this.key(path);
-    const [before, containerThere] = await Promise.all([this.bucket.head(key), this.containerExists(path + '/')]);
-    if (options.ifNoneMatch === '*' && (before || containerThere)) return null;
+    // A resource already there stands in a container that exists, and no container can have its name (every
+    // write keeps the two apart): an overwrite, the common write, checks neither (each check is a request).
+    const before = await this.bucket.head(key);
+    if (options.ifNoneMatch === '*' && before) return null;
     if (options.ifMatch !== undefined && before?.etag !== options.ifMatch) return null;
-    if (containerThere) throw new StorageError('Conflict', `a container exists at ${path}/`);
-    const createdContainers = await this.ensureAncestors(path);
+    if (!before && (await this.containerExists(path + '/'))) {
+      if (options.ifNoneMatch === '*') return null;
+      throw new StorageError('Conflict', `a container exists at ${path}/`);
+    }
+    const createdContainers = before ? [] : await this.ensureAncestors(path);
 
     const onlyIf: R2Conditional | undefined =
       options.ifNoneMatch === '*' ? { etagDoesNotMatch: '*' } : options.ifMatch !== undefined ? { etagMatches: options.ifMatch } : undefined;

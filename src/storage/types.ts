@@ -53,6 +53,11 @@ export interface DriverCapabilities {
   ranges: boolean;
   /** Create-only and compare-and-swap are atomic against other processes, not only this one. */
   crossProcessAtomic: boolean;
+  /**
+   * Create-only writes and container creations alone are atomic against other processes (fs: `link`,
+   * `mkdir`), where compare-and-swap is not. Implied by `crossProcessAtomic`.
+   */
+  crossProcessCreateOnly?: boolean;
 }
 
 export interface StorageDriver {
