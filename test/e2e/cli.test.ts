@@ -142,7 +142,9 @@ describe('svc command line, as a newcomer meets it', () => {
   it('offers svc token only the options that can find a pod, and never creates a data directory', async () => {
     const help = await runSvc(['token', '--help']);
     expect(help.stdout).toContain('--root');
-    expect(help.stdout).not.toContain('--storage');
+    // A pod is found in a data directory or an S3 bucket, never through the server's other options.
+    expect(help.stdout).toContain('--s3-bucket');
+    expect(help.stdout).not.toContain('--port');
     const parent = await mkdtemp(join(tmpdir(), 'svc-admin-'));
     const missing = join(parent, 'no-such-dir');
     const token = await runSvc(['token', 'alice', '-r', missing]);
