@@ -43,6 +43,8 @@ const LEASE_MS = 30_000;
 /** Leases and the probe object: reserved names (`.svc-tmp…`), never listed nor served. */
 const LEASE_NAME = '.svc-tmp-instance-';
 const PROBE_NAME = '.svc-tmp-probe-';
+/** Left by an instance sharing the bucket through Redis that found another's lease left behind. */
+const UNCLEAN_NAME = '.svc-tmp-unclean';
 
 function randomId(): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(9)));
@@ -105,7 +107,9 @@ export class S3Driver extends ObjectStoreDriver {
       for (const object of page.objects) found.push({ key: object.key, instance: null, uploaded: object.uploaded.getTime() });
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
-    for (const lease of found) {
+    // Only a lease young enough to count is read for the process it names.
+    const newest = Math.max(...found.map((lease) => lease.uploaded));
+    for (const lease of found.filter((lease) => newest - lease.uploaded < LEASE_MS)) {
       const stored = await this.s3.get(lease.key).catch(() => null);
       if (stored) lease.instance = ((await new Response(stored.body).json().catch(() => ({}))) as { instance?: InstanceName }).instance ?? null;
     }
@@ -130,12 +134,17 @@ export class S3Driver extends ObjectStoreDriver {
         `another svc instance (${describeInstance(other!.instance)}, seen ${seen} s ago) serves ${this.s3.describe()}, and the endpoint does not honour conditional writes, so two instances could overwrite each other: give every instance the same --redis-url, or stop the other one (if it stopped uncleanly, start again after ${Math.ceil(LEASE_MS / 1000) - seen} s).`,
       );
     }
+    // An instance that stopped without removing its lease crashed or was killed: its counts may be behind.
     const stale = others.filter(gone);
-    if (!options.shared && stale.length > 0) {
-      // An instance that stopped without removing its lease crashed or was killed: its counts may be behind.
-      this.uncleanStop = true;
-      for (const lease of stale) await this.s3.delete(lease.key);
+    const unclean = this.key('/' + UNCLEAN_NAME);
+    if (options.shared) {
+      // The counts in Redis stand in, but a later start without it must still recount: one marker says so.
+      if (stale.length > 0) await this.s3.put(unclean, '', {});
+    } else {
+      this.uncleanStop = stale.length > 0 || (await this.s3.head(unclean)) !== null;
+      if (this.uncleanStop) await this.s3.delete(unclean);
     }
+    for (const lease of stale) await this.s3.delete(lease.key);
     const timer = setInterval(() => {
       void this.s3.put(key, body, { httpMetadata: { contentType: 'application/json' } }).catch((error: unknown) => {
         options.log?.(`storage: could not renew this instance's lease in ${this.s3.describe()}: ${(error as Error).message}`);

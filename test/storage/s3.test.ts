@@ -94,6 +94,22 @@ describe('s3 driver specifics', () => {
     await running.close();
   });
 
+  it('leaves the recount to the next start alone when an instance sharing Redis finds a lease left behind', async () => {
+    const prefix = `shared${++counter}/`;
+    // What a killed instance leaves: its lease.
+    await rawBucket().put(`${prefix}.svc-tmp-instance-killed`, JSON.stringify({ instance: { host: 'host-b', pid: 2, runtime: 'node' } }), {});
+    const gone = (other: { host: string }) => other.host === 'host-b';
+    const joined = await s3.driver(prefix, { recover: true, shared: true, isGone: gone });
+    expect(joined.uncleanStop).toBe(false);
+    await joined.close();
+    // Only the marker is left of it, and a start without Redis recounts once.
+    expect((await keysUnder(prefix)).map((key) => key.slice(prefix.length))).toEqual(['.svc-tmp-unclean']);
+    const alone = await s3.driver(prefix, { recover: true });
+    expect(alone.uncleanStop).toBe(true);
+    await alone.close();
+    expect((await s3.driver(prefix, { recover: true }).then(async (next) => (await next.close(), next))).uncleanStop).toBe(false);
+  });
+
   it('stops with one clear line for a missing bucket, refused credentials, or an endpoint that does not answer', async () => {
     const location = { endpoint: s3.endpoint, bucket: 'no-such-bucket', region: 'us-east-1', forcePathStyle: true };
     await expect(S3Driver.open({ location, credentials: S3RVER_CREDENTIALS })).rejects.toThrow(/^there is no bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+ \(404 NoSuchBucket.*create the bucket/);
