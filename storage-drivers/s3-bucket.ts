@@ -163,7 +163,10 @@ export class S3Bucket implements ObjectBucket {
     }
     if (!response.ok || !response.body) throw await this.failure(response, `GET ${key}`);
     const total = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1];
-    return { ...this.info(key, response, Number(total ?? response.headers.get('content-length') ?? 0)), body: response.body };
+    const info = this.info(key, response, Number(total ?? response.headers.get('content-length') ?? 0));
+    // An endpoint that ignores Range sends the whole body (200): the range is cut out here.
+    const body = range && response.status === 200 ? response.body.pipeThrough(byteRange(range.offset, range.length)) : response.body;
+    return { ...info, body };
   }
 
   async put(
@@ -253,6 +256,20 @@ export class S3Bucket implements ObjectBucket {
       await this.delete(probeKey).catch(() => undefined);
     }
   }
+}
+
+/** Passes on the bytes from `offset`, `length` of them (all the rest without). */
+function byteRange(offset: number, length?: number): TransformStream<Uint8Array, Uint8Array> {
+  let position = 0;
+  const end = length === undefined ? Infinity : offset + length;
+  return new TransformStream({
+    transform(chunk, controller) {
+      const start = Math.max(0, offset - position);
+      const stop = Math.min(chunk.byteLength, end - position);
+      position += chunk.byteLength;
+      if (stop > start) controller.enqueue(chunk.subarray(start, stop));
+    },
+  });
 }
 
 /** S3's `<Error><Code>` and `<Message>` (HEAD answers have no body: both empty). */

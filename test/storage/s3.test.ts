@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Bucket } from '../../storage-drivers/s3-bucket.ts';
 import { S3Driver } from '../../storage-drivers/s3.ts';
@@ -108,6 +110,20 @@ describe('s3 driver specifics', () => {
     expect(alone.uncleanStop).toBe(true);
     await alone.close();
     expect((await s3.driver(prefix, { recover: true }).then(async (next) => (await next.close(), next))).uncleanStop).toBe(false);
+  });
+
+  it('cuts the range out itself where an endpoint ignores Range and sends the whole object', async () => {
+    // An endpoint (a plain HTTP server here) that answers every GET with the whole body, as some gateways do.
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/plain', etag: '"e"' }).end('0123456789'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const bucket = new S3Bucket({ endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', forcePathStyle: true }, S3RVER_CREDENTIALS);
+      expect(await new Response((await bucket.get('k', { range: { offset: 3, length: 4 } }))!.body).text()).toBe('3456');
+      expect(await new Response((await bucket.get('k', { range: { offset: 8 } }))!.body).text()).toBe('89');
+    } finally {
+      server.close();
+    }
   });
 
   it('stops with one clear line for a missing bucket, refused credentials, or an endpoint that does not answer', async () => {
