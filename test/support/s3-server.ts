@@ -42,6 +42,26 @@ interface Stored {
 interface Bucket {
   created: Date;
   objects: Map<string, Stored>;
+  /** The keys of `objects` in order, so a listing reads only the keys it returns. */
+  keys: string[];
+}
+
+/** The first index whose key is >= `key`. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The first index whose key is > `key`. */
+function upperBound(keys: readonly string[], key: string): number {
+  const index = lowerBound(keys, key);
+  return keys[index] === key ? index + 1 : index;
 }
 
 /** The metadata s3rver keeps of a PUT's headers (its FilesystemStore.putMetadata). */
@@ -86,7 +106,7 @@ class MemoryStore extends FilesystemStore {
   }
 
   async putBucket(name: string) {
-    if (!this.buckets.has(name)) this.buckets.set(name, { created: new Date(), objects: new Map() });
+    if (!this.buckets.has(name)) this.buckets.set(name, { created: new Date(), objects: new Map(), keys: [] });
     return this.getBucket(name);
   }
 
@@ -96,15 +116,21 @@ class MemoryStore extends FilesystemStore {
 
   async listObjects(bucketName: string, options: { delimiter?: string; startAfter?: string; prefix?: string; maxKeys?: number }) {
     const { delimiter = '', startAfter = '', prefix = '', maxKeys = Infinity } = options;
-    const objects = this.buckets.get(bucketName)?.objects ?? new Map<string, Stored>();
-    const keys = [...objects.keys()].filter((key) => key.startsWith(prefix) && key > startAfter).sort();
+    const bucket = this.buckets.get(bucketName);
+    const keys = bucket?.keys ?? [];
     const found: string[] = [];
-    const commonPrefixes = new Set<string>();
+    const commonPrefixes: string[] = [];
     let isTruncated = false;
-    for (const key of keys) {
+    // From the first key past both the prefix's start and startAfter, in key order, while under the prefix.
+    let index = startAfter >= prefix ? upperBound(keys, startAfter) : lowerBound(keys, prefix);
+    while (index < keys.length && keys[index]!.startsWith(prefix)) {
+      const key = keys[index]!;
       const at = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
       if (at !== -1) {
-        commonPrefixes.add(key.slice(0, at + delimiter.length));
+        const common = key.slice(0, at + delimiter.length);
+        commonPrefixes.push(common);
+        // Past every key under the common prefix.
+        index = lowerBound(keys, common + '\uffff');
         continue;
       }
       if (found.length >= maxKeys) {
@@ -112,10 +138,11 @@ class MemoryStore extends FilesystemStore {
         break;
       }
       found.push(key);
+      index += 1;
     }
     return {
-      objects: found.map((key) => new S3Object(bucketName, key, null, this.metadataOf(objects.get(key)!))),
-      commonPrefixes: [...commonPrefixes].sort(),
+      objects: found.map((key) => new S3Object(bucketName, key, null, this.metadataOf(bucket!.objects.get(key)!))),
+      commonPrefixes,
       isTruncated,
     };
   }
@@ -145,19 +172,27 @@ class MemoryStore extends FilesystemStore {
     const content = await bytesOf(object.content);
     const md5 = createHash('md5').update(content).digest('hex');
     // Replaced whole, once the body has arrived: a reader sees the old object or the new one.
-    this.buckets.get(object.bucket)!.objects.set(object.key, { content, metadata: keptMetadata(object.metadata), md5, modified: new Date() });
+    this.store(object.bucket, object.key, { content, metadata: keptMetadata(object.metadata), md5, modified: new Date() });
     return { size: content.length, md5 };
   }
 
   async copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata?: Record<string, string>) {
     const source = this.buckets.get(srcBucket)!.objects.get(srcKey)!;
     const copy = { ...source, metadata: replacementMetadata ? keptMetadata(replacementMetadata) : source.metadata, modified: new Date() };
-    this.buckets.get(destBucket)!.objects.set(destKey, copy);
+    this.store(destBucket, destKey, copy);
     return this.metadataOf(copy);
   }
 
-  async deleteObject(bucket: string, key: string) {
-    this.buckets.get(bucket)?.objects.delete(key);
+  async deleteObject(bucketName: string, key: string) {
+    const bucket = this.buckets.get(bucketName);
+    if (!bucket?.objects.delete(key)) return;
+    bucket.keys.splice(lowerBound(bucket.keys, key), 1);
+  }
+
+  private store(bucketName: string, key: string, stored: Stored) {
+    const bucket = this.buckets.get(bucketName)!;
+    if (!bucket.objects.has(key)) bucket.keys.splice(lowerBound(bucket.keys, key), 0, key);
+    bucket.objects.set(key, stored);
   }
 }
 
