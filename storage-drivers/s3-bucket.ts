@@ -152,7 +152,8 @@ export class S3Bucket implements ObjectBucket {
     const headers: Record<string, string> = range ? { range: `bytes=${range.offset}-${range.length === undefined ? '' : range.offset + range.length - 1}` } : {};
     const response = await this.send('GET', this.url(key), { headers });
     if (response.status === 404) {
-      await response.body?.cancel();
+      // A bucket deleted under a running server is an outage, not a missing resource (a HEAD cannot tell them apart).
+      if ((await s3ErrorOf(response)).code === 'NoSuchBucket') throw new StorageError('Unavailable', `there is no ${this.describe()} any more (404 NoSuchBucket)`);
       return null;
     }
     if (response.status === 416) {

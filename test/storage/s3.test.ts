@@ -1,3 +1,4 @@
+import { AwsClient } from 'aws4fetch';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ let s3: TestS3;
 let counter = 0;
 
 beforeAll(async () => {
-  s3 = await startTestS3();
+  s3 = await startTestS3('pods', ['short-lived']);
 });
 
 afterAll(async () => {
@@ -28,6 +29,9 @@ const freshDriver = (options: Parameters<TestS3['driver']>[1] = {}) => s3.driver
 
 /** The bucket as any S3 tool sees it. */
 const rawBucket = () => new S3Bucket({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', forcePathStyle: true }, S3RVER_CREDENTIALS);
+
+/** A signed request to the test server, as another S3 client makes it. */
+const rawSigned = (method: string, url: string) => new AwsClient({ ...S3RVER_CREDENTIALS, service: 's3', region: 'us-east-1' }).sign(url, { method });
 
 /** Every key of the bucket under a prefix, as any S3 tool lists them. */
 async function keysUnder(prefix: string): Promise<string[]> {
@@ -124,6 +128,16 @@ describe('s3 driver specifics', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('takes a bucket that went away while it runs for an outage, not for missing resources', async () => {
+    const driver = await S3Driver.open({ location: { endpoint: s3.endpoint, bucket: 'short-lived', region: 'us-east-1', forcePathStyle: true }, credentials: S3RVER_CREDENTIALS });
+    await driver.put('/kept', 'x', { contentType: 'text/plain' });
+    await driver.delete('/kept');
+    const deleted = await fetch(await rawSigned('DELETE', `${s3.endpoint}/short-lived`));
+    expect(deleted.status).toBe(204);
+    await expect(driver.get('/kept')).rejects.toThrow(/there is no bucket "short-lived" .* any more/);
+    await expect(driver.put('/new', 'x', { contentType: 'text/plain' })).rejects.toSatisfy((e: Error & { code?: string }) => e.code === 'Unavailable');
   });
 
   it('stops with one clear line for a missing bucket, refused credentials, or an endpoint that does not answer', async () => {
