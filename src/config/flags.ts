@@ -105,8 +105,11 @@ function checkWords(words: readonly string[], specs: readonly FlagSpec[]): Check
   return { options, positionals, written };
 }
 
-/** cac's name of an option's value in its result: the long name in camel case. */
-const camelCase = (flag: string) => flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/**
+ * cac's name of an option's value in its result: the long name in camel case, as cac makes it (a hyphen goes
+ * only between two lower-case letters: `--s3-bucket` stays `s3-bucket`, `--s3-force-path-style` is `s3-forcePathStyle`).
+ */
+const camelCase = (flag: string) => flag.replace(/([a-z])-([a-z])/g, (_, before: string, after: string) => before + after.toUpperCase());
 
 /**
  * Splits command-line words into option values and positional arguments, by the option table, with cac.

@@ -26,6 +26,11 @@ describe('parseFlagWords', () => {
     expect(parse('--allowed-hosts=--port').flags).toEqual({ allowedHosts: '--port' });
   });
 
+  it('reads options whose names have a digit before a hyphen, which cac names differently in camel case', () => {
+    expect(parse('--s3-bucket', 'pods', '--s3-prefix=a/', '--s3-force-path-style', '--s3-region', 'auto').flags).toEqual({ s3Bucket: 'pods', s3Prefix: 'a/', s3ForcePathStyle: true, s3Region: 'auto' });
+    expect(parse('--s3-force-path-style=false').flags).toEqual({ s3ForcePathStyle: false });
+  });
+
   it('refuses every option that takes a value when it gets none, naming it', () => {
     for (const option of OPTIONS.filter((o) => o.kind !== 'boolean')) {
       expect(() => parse(`--${option.flag}`)).toThrow(`--${option.flag} needs a value`);
