@@ -3,7 +3,9 @@
  * gets a `receiveFrom` URL holding an unguessable token, and receives Activity Streams JSON-LD there.
  */
 import { toBase64Url } from '../http/base64url.ts';
+import type { AccessControl } from '../wac/access-control.ts';
 import type { Activity, NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
+import { ReadCheck, type Requester } from './read-check.ts';
 import { sendOrDrop, type SocketHandlers, type SocketLike } from './socket.ts';
 
 export const NOTIFY = 'http://www.w3.org/ns/solid/notifications#';
@@ -38,8 +40,8 @@ export interface Channel {
   sockets: number;
   /** When the channel was last created or left by its last socket. */
   idleSince: number;
-  /** WebID of the agent that created it, null when anonymous. */
-  agent: string | null;
+  /** Who created it (`webId` null when anonymous): Read on the topic is checked for them at every delivery. */
+  requester: Requester;
 }
 
 function randomToken(): string {
@@ -65,13 +67,14 @@ export class ChannelRegistry {
   }
 
   /** A new channel for an agent; 'full' when the registry is, 'agent-full' when the agent holds its share. */
-  create(agent: string | null, origin: string, topic: string, topicUrl: string, endAt?: number): Channel | 'full' | 'agent-full' {
+  create(requester: Requester, origin: string, topic: string, topicUrl: string, endAt?: number): Channel | 'full' | 'agent-full' {
     this.#sweep();
     if (this.#channels.size >= MAX_CHANNELS) return 'full';
+    const agent = requester.webId;
     const held = this.#perAgent.get(agent ?? '') ?? 0;
     if (held >= (agent === null ? MAX_ANONYMOUS_CHANNELS : MAX_CHANNELS_PER_AGENT)) return 'agent-full';
     const token = randomToken();
-    const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now(), agent };
+    const channel: Channel = { id: `${origin}${CHANNEL_PATH}${crypto.randomUUID()}`, token, topic, topicUrl, origin, endAt, sockets: 0, idleSince: this.#now(), requester };
     this.#channels.set(token, channel);
     this.#perAgent.set(agent ?? '', held + 1);
     return channel;
@@ -81,7 +84,8 @@ export class ChannelRegistry {
   adopt(record: SharedChannel): Channel {
     const channel: Channel = { ...record, sockets: 0, idleSince: this.#now() };
     this.#channels.set(channel.token, channel);
-    this.#perAgent.set(channel.agent ?? '', (this.#perAgent.get(channel.agent ?? '') ?? 0) + 1);
+    const agent = channel.requester.webId ?? '';
+    this.#perAgent.set(agent, (this.#perAgent.get(agent) ?? 0) + 1);
     return channel;
   }
 
@@ -109,9 +113,14 @@ export class ChannelRegistry {
     if (this.isPastEnd(channel)) this.#delete(channel);
   }
 
+  /** Ends a channel at once (its subscriber lost Read): its token connects no further socket here. */
+  forget(channel: Channel): void {
+    this.#delete(channel);
+  }
+
   #delete(channel: Channel): void {
     if (!this.#channels.delete(channel.token)) return;
-    const key = channel.agent ?? '';
+    const key = channel.requester.webId ?? '';
     const held = (this.#perAgent.get(key) ?? 1) - 1;
     if (held > 0) this.#perAgent.set(key, held);
     else this.#perAgent.delete(key);
@@ -180,19 +189,33 @@ function closeAtEnd(socket: SocketLike, channel: Channel, registry: ChannelRegis
   return () => clearTimeout(timer);
 }
 
-/** Serves a socket connected to a channel's `receiveFrom`: it only listens, so client messages are ignored. */
+/** Close code for a channel whose subscriber may no longer read its topic (RFC 6455 1008: policy violation). */
+export const CLOSE_ACCESS_REVOKED = 1008;
+
+/**
+ * Serves a socket connected to a channel's `receiveFrom`: it only listens, so client messages are ignored.
+ * Before each delivery the channel's creator must still have Read on the topic; once they have not, the
+ * socket is closed and the channel ends, before anything of the write is sent.
+ */
 export function openChannelSocket(
   socket: SocketLike,
   channel: Channel,
-  options: { hub: NotificationHub; registry: ChannelRegistry; urlOf: (path: string, origin: string) => string },
+  options: { hub: NotificationHub; registry: ChannelRegistry; access: AccessControl; now: () => number; urlOf: (path: string, origin: string) => string },
 ): SocketHandlers {
   let open = true;
   channel.sockets++;
+  const read = new ReadCheck(options.access, channel.requester, channel.topic, options.now);
   const subscriber: Subscriber = {
-    async deliver(events, stateOf) {
+    async deliver(events, { stateOf, accessVersion }) {
       if (!open) return;
       if (options.registry.isPastEnd(channel)) {
         socket.close(1000, 'channel ended');
+        return;
+      }
+      if (!events.some(isReported)) return;
+      if (!(await read.allowed(await accessVersion()))) {
+        options.registry.forget(channel);
+        if (open) socket.close(CLOSE_ACCESS_REVOKED, 'read access revoked');
         return;
       }
       for (const event of events) {

@@ -17,6 +17,7 @@ import type { SharedState } from '../cluster/shared-state.ts';
 import { CHANNEL_PATH, ChannelRegistry, openChannelSocket, type Channel, type SharedChannel } from './channel2023.ts';
 import { httpOrigin, serviceDescriptionDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription } from './discovery.ts';
 import { NotificationHub } from './hub.ts';
+import { mayRead, ReadCheck, requesterOf } from './read-check.ts';
 import { openSolid01 } from './solid01.ts';
 import type { UpgradeAnswer } from './socket.ts';
 import { handleSubscription } from './subscribe.ts';
@@ -74,6 +75,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
   };
   const hub = new NotificationHub({
     now: deps.now,
+    ...(deps.access.version && { accessVersion: () => deps.access.version!() }),
     stateOf: async (path) => {
       const meta = await deps.storage.head(path);
       return meta ? formatEtag(meta.etag) : undefined;
@@ -85,7 +87,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
   const shared = deps.sharedState;
   const share = shared
     ? async (channel: Channel) => {
-        const record: SharedChannel = { id: channel.id, token: channel.token, topic: channel.topic, topicUrl: channel.topicUrl, origin: channel.origin, endAt: channel.endAt, agent: channel.agent };
+        const record: SharedChannel = { id: channel.id, token: channel.token, topic: channel.topic, topicUrl: channel.topicUrl, origin: channel.origin, endAt: channel.endAt, requester: channel.requester };
         await shared.set(`channel:${channel.token}`, JSON.stringify(record), channel.endAt === undefined ? SHARED_CHANNEL_MS : Math.max(1, channel.endAt - deps.now()));
       }
     : undefined;
@@ -96,26 +98,27 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     return text ? registry.adopt(JSON.parse(text) as SharedChannel) : undefined;
   };
 
-  const canReadAs = (caller: Caller) => async (path: string) => {
-    try {
-      await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
-      return true;
-    } catch {
-      return false;
-    }
+  const readChecksOf = (caller: Caller) => {
+    const requester = requesterOf(caller);
+    return (path: string) => new ReadCheck(deps.access, requester, path, deps.now);
   };
 
   async function upgrade(request: Request): Promise<UpgradeAnswer | null> {
     const url = new URL(request.url);
     if (url.pathname === SOLID01_PATH || url.pathname === SOLID01_PATH + '/') {
-      const canRead = deps.requireRead ? canReadAs(await deps.authenticate(withQueryToken(request))) : undefined;
+      const readCheck = deps.requireRead ? readChecksOf(await deps.authenticate(withQueryToken(request))) : undefined;
       const origin = httpOrigin(url);
-      return { accept: (socket) => openSolid01(socket, { hub, origin, pathOf, canRead }) };
+      return { accept: (socket) => openSolid01(socket, { hub, origin, pathOf, ...(readCheck && { readCheck }) }) };
     }
     if (url.pathname === CHANNEL_PATH) {
       const channel = await findChannel(url.searchParams.get('auth') ?? '');
       if (!channel) return { refuse: problemResponse(404, 'There is no such notification channel, or it has expired.', { type: 'urn:svc:problem:unknown-channel' }) };
-      return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, urlOf }) };
+      // A channel made elsewhere, or before an ACL change, takes a socket only while its creator may read the topic.
+      if (!(await mayRead(deps.access, channel.requester, channel.topic))) {
+        registry.forget(channel);
+        return { refuse: problemResponse(403, 'The creator of this channel may no longer read its topic.', { type: 'urn:svc:problem:channel-access-revoked' }) };
+      }
+      return { accept: (socket) => openChannelSocket(socket, channel, { hub, registry, access: deps.access, now: deps.now, urlOf }) };
     }
     return null;
   }

@@ -19,10 +19,17 @@ export interface TopicEvent {
 /** Looks up the current ETag of a path, once per publish however many subscribers ask. */
 export type StateLookup = (path: string) => Promise<string | undefined>;
 
+/** What every subscriber of one publish may ask, each looked up once for all of them. */
+export interface Lookups {
+  stateOf: StateLookup;
+  /** The ACL version (AccessControl.version) at delivery, for subscribers that check Read again; undefined without WAC. */
+  accessVersion(): Promise<number | undefined>;
+}
+
 /** Anything that wants events about a topic: a solid-0.1 socket, a WebSocketChannel2023 channel, ... */
 export interface Subscriber {
   /** All events of one write for one topic, in order. Must not throw; may be async (the hub does not wait). */
-  deliver(events: readonly TopicEvent[], stateOf: StateLookup): void | Promise<void>;
+  deliver(events: readonly TopicEvent[], lookups: Lookups): void | Promise<void>;
 }
 
 /** Subscribers delivered to before the hub yields to the event loop, so fan-out never starves requests. */
@@ -53,11 +60,13 @@ export function eventsFor(changes: readonly Change[], published: number): TopicE
 export class NotificationHub {
   readonly #topics = new Map<string, Set<Subscriber>>();
   readonly #stateOf: StateLookup;
+  readonly #accessVersion: (() => Promise<number>) | undefined;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
 
-  constructor(options: { stateOf: StateLookup; now?: () => number; onError?: (error: unknown) => void }) {
+  constructor(options: { stateOf: StateLookup; accessVersion?: () => Promise<number>; now?: () => number; onError?: (error: unknown) => void }) {
     this.#stateOf = options.stateOf;
+    this.#accessVersion = options.accessVersion;
     this.#now = options.now ?? Date.now;
     this.#onError = options.onError ?? (() => {});
   }
@@ -104,12 +113,14 @@ export class NotificationHub {
       if (!state) states.set(path, (state = this.#stateOf(path).catch(() => undefined)));
       return state;
     };
+    let version: Promise<number | undefined> | undefined;
+    const lookups: Lookups = { stateOf, accessVersion: () => (version ??= this.#accessVersion ? this.#accessVersion() : Promise.resolve(undefined)) };
     let delivered = 0;
     for (const [topic, topicEvents] of byTopic) {
       // A copy: subscribers may unsubscribe (or close) while we iterate.
       for (const subscriber of [...(this.#topics.get(topic) ?? [])]) {
         try {
-          const pending = subscriber.deliver(topicEvents, stateOf);
+          const pending = subscriber.deliver(topicEvents, lookups);
           if (pending) pending.catch(this.#onError);
         } catch (error) {
           this.#onError(error);

@@ -3,7 +3,8 @@
  * Client: `sub <uri>`, `unsub <uri>`. Server: `protocol solid-0.1` on connect, `ack <uri>`, `unsub <uri>`
  * (unsubscription done), `pub <uri>`, and `err <uri|-> <reason>` for anything it cannot do.
  */
-import type { NotificationHub, Subscriber, TopicEvent } from './hub.ts';
+import type { Lookups, NotificationHub, Subscriber, TopicEvent } from './hub.ts';
+import type { ReadAccess } from './read-check.ts';
 import { sendOrDrop, type SocketHandlers, type SocketLike } from './socket.ts';
 
 export const PROTOCOL_LINE = 'protocol solid-0.1';
@@ -47,8 +48,11 @@ export interface Solid01Options {
   origin: string;
   /** Storage path of a URL on this server; throws when the path is not valid. */
   pathOf(url: URL): string;
-  /** With --notifications-auth: may this socket's caller read the path? Absent: anyone may subscribe. */
-  canRead?(path: string): Promise<boolean>;
+  /**
+   * With --notifications-auth: this socket's caller's Read on a path, asked when it subscribes and again
+   * before each `pub`. Absent: anyone may subscribe.
+   */
+  readCheck?(path: string): ReadAccess;
 }
 
 /** Checks a subscription target: the storage path, or the reason it is refused. */
@@ -70,21 +74,34 @@ function targetOf(uri: string, options: Solid01Options): { path: string } | { er
 
 /** Serves one socket: greets, answers commands in order, and relays `pub` lines from the hub. */
 export function openSolid01(socket: SocketLike, options: Solid01Options): SocketHandlers {
-  /** Storage path -> the URL as the client wrote it, echoed in `pub`. */
-  const subscriptions = new Map<string, string>();
+  /** Storage path -> the URL as the client wrote it, echoed in `pub`, and (with access checks) its Read. */
+  const subscriptions = new Map<string, { uri: string; read?: ReadAccess }>();
   let open = true;
   let pending = 0;
   let queue: Promise<void> = Promise.resolve();
 
-  const subscriber: Subscriber = {
-    deliver(events: readonly TopicEvent[]) {
-      const uri = open ? subscriptions.get(events[0]!.topic) : undefined;
-      if (uri !== undefined) sendOrDrop(socket, `pub ${uri}`);
-    },
-  };
-
   const reply = (line: string) => {
     if (open) socket.send(line);
+  };
+
+  /** With access checks: `pub` while the caller may still read the path; else the subscription ends with `err … forbidden`. */
+  async function publishChecked(path: string, entry: { uri: string }, read: ReadAccess, lookups: Lookups): Promise<void> {
+    const allowed = await read.allowed(await lookups.accessVersion());
+    if (!open || subscriptions.get(path) !== entry) return;
+    if (allowed) return sendOrDrop(socket, `pub ${entry.uri}`);
+    subscriptions.delete(path);
+    options.hub.unsubscribe(path, subscriber);
+    reply(errorLine('forbidden', entry.uri));
+  }
+
+  const subscriber: Subscriber = {
+    deliver(events: readonly TopicEvent[], lookups) {
+      const path = events[0]!.topic;
+      const entry = open ? subscriptions.get(path) : undefined;
+      if (entry === undefined) return;
+      if (!entry.read) return sendOrDrop(socket, `pub ${entry.uri}`);
+      return publishChecked(path, entry, entry.read, lookups);
+    },
   };
 
   async function handle(text: string | null): Promise<void> {
@@ -99,11 +116,12 @@ export function openSolid01(socket: SocketLike, options: Solid01Options): Socket
     if (!subscriptions.has(target.path) && subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
       return reply(errorLine('too-many-subscriptions', command.uri));
     }
-    if (options.canRead && !(await options.canRead(target.path).catch(() => false))) {
+    const read = options.readCheck?.(target.path);
+    if (read && !(await read.allowed(undefined).catch(() => false))) {
       return reply(errorLine('forbidden', command.uri));
     }
     if (!open) return;
-    subscriptions.set(target.path, command.uri);
+    subscriptions.set(target.path, { uri: command.uri, ...(read && { read }) });
     options.hub.subscribe(target.path, subscriber);
     reply(`ack ${command.uri}`);
   }
@@ -112,7 +130,7 @@ export function openSolid01(socket: SocketLike, options: Solid01Options): Socket
   return {
     message(text) {
       // Without access checks a command is answered synchronously, so replies keep the commands' order.
-      if (!options.canRead) return void handle(text);
+      if (!options.readCheck) return void handle(text);
       if (pending >= MAX_PENDING_MESSAGES) return reply(errorLine('busy'));
       pending++;
       // Access checks are asynchronous; the queue keeps replies in the order of the commands.

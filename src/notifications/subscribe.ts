@@ -5,6 +5,7 @@ import { essenceOf } from '../storage/media-types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
 import { CHANNEL_PATH, CHANNEL_TYPE, channelDescription, MAX_ANONYMOUS_CHANNELS, MAX_CHANNELS_PER_AGENT, type Channel, type ChannelRegistry } from './channel2023.ts';
 import { httpOrigin, webSocketOrigin } from './discovery.ts';
+import { requesterOf } from './read-check.ts';
 
 const MAX_REQUEST_BYTES = 16 * 1024;
 const ACCEPTED_TYPES = new Set([CHANNEL_TYPE, 'WebSocketChannel2023', 'notify:WebSocketChannel2023']);
@@ -76,7 +77,7 @@ export async function handleSubscription(request: Request, caller: Caller, deps:
   const path = deps.pathOf(topic);
   await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
 
-  const channel = deps.registry.create(caller.webId, origin, path, topic.href, endAtOf(body.endAt, now));
+  const channel = deps.registry.create(requesterOf(caller), origin, path, topic.href, endAtOf(body.endAt, now));
   if (channel === 'full') {
     throw new HttpProblem(503, 'Too many notification channels are open; try again later.', { type: 'too-many-channels', headers: { 'Retry-After': '60' } });
   }

@@ -27,6 +27,12 @@ export interface AccessControl {
   require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void>;
   /** The modes the caller and the public have on a path, for the WAC-Allow header. */
   allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }>;
+  /**
+   * A number that moves whenever an ACL is written, through this instance or another: a decision made while
+   * it had one value may be kept while it keeps it (up to ACL_MAX_AGE_MS, for changes made on disk).
+   * Absent: decisions never change.
+   */
+  version?(): Promise<number>;
 }
 
 /** `--public`: every caller may do everything. */

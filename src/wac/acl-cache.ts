@@ -74,6 +74,15 @@ export class AclCache {
     await bump.catch((error: unknown) => this.#log(`warning: other instances may apply ${aclPath} up to ${ACL_MAX_AGE_MS / 1000} s late: ${(error as Error).message}`));
   }
 
+  /**
+   * The generation after taking in what other instances announced (one read of the shared generation):
+   * when it is the same as before, no ACL written through any instance changed since.
+   */
+  async currentGeneration(): Promise<number> {
+    if (this.#shared) await this.#syncShared();
+    return this.#generation;
+  }
+
   async #syncShared(): Promise<void> {
     let seen: string | null;
     try {

@@ -117,6 +117,10 @@ export class WebAccessControl implements AccessControl {
     return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
   }
 
+  version(): Promise<number> {
+    return this.#cache.currentGeneration();
+  }
+
   #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
     let known = this.#perRequest.get(caller);
     if (!known) this.#perRequest.set(caller, (known = new Map()));

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import { BASE, makeApp } from '../support/app.ts';
-import { podWorld, putText } from '../wac/pods.ts';
+import { ownerRule, podWorld, putText, putTurtleAcl } from '../wac/pods.ts';
 import { FakeSocket, WAIT_MS } from './support.ts';
 
 const STORAGE_DESCRIPTION = 'http://www.w3.org/ns/solid/terms#storageDescription';
@@ -122,6 +122,46 @@ describe('the subscription service', () => {
     const service = '/.notifications/WebSocketChannel2023/';
     expect((await world.as(null, service, subscription(`${BASE}/alice/private`))).status).toBe(401);
     expect((await world.as('alice', service, subscription(`${BASE}/alice/private`))).status).toBe(200);
+  });
+});
+
+describe('access that ends', () => {
+  const bob = `${BASE}/bob/#me`;
+  const sharing = (reader: string | null) =>
+    putTurtleAcl(ownerRule('../#me') + (reader ? `<#reader> a acl:Authorization; acl:agent <${reader}>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read.\n` : ''));
+
+  it('closes a WebSocketChannel2023 socket once its subscriber may no longer read the topic, before telling it anything new', async () => {
+    const world = await podWorld(['alice', 'bob'], { notifications: true });
+    expect((await world.as('alice', '/alice/shared/.acl', sharing(bob))).status).toBe(201);
+    const response = await world.as('bob', '/.notifications/WebSocketChannel2023/', subscription(`${BASE}/alice/shared/`));
+    expect(response.status).toBe(200);
+    const { receiveFrom } = await response.json();
+    const socket = await connect(world.app, receiveFrom.replace(/^ws:/, 'http:'));
+    expect((await world.as('alice', '/alice/shared/first', putText())).status).toBe(201);
+    await socket.waitFor((line) => line.includes(`${BASE}/alice/shared/first`));
+
+    expect((await world.as('alice', '/alice/shared/.acl', sharing(null))).status).toBe(204);
+    expect((await world.as('alice', '/alice/shared/second', putText())).status).toBe(201);
+    await vi.waitFor(() => expect(socket.closedWith).toEqual({ code: 1008, reason: 'read access revoked' }), { timeout: WAIT_MS });
+    expect(socket.sent.filter((line) => line.includes('second'))).toEqual([]);
+    // The channel is gone: its receiveFrom URL takes no new socket.
+    const again = await world.app.upgradeWebSocket!(new Request(receiveFrom.replace(/^ws:/, 'http:')));
+    expect(again && 'refuse' in again && again.refuse.status).toBe(404);
+  });
+
+  it('drops a solid-0.1 subscription (--notifications-auth) once its caller may no longer read it', async () => {
+    const world = await podWorld(['alice', 'bob'], { notifications: true, notificationsAuth: true });
+    expect((await world.as('alice', '/alice/shared/.acl', sharing(bob))).status).toBe(201);
+    const socket = await connect(world.app, `${BASE}/.notifications`, { authorization: `Bearer ${world.tokens.bob}` });
+    socket.handlers!.message(`sub ${BASE}/alice/shared/`);
+    await socket.waitFor((line) => line === `ack ${BASE}/alice/shared/`);
+    expect((await world.as('alice', '/alice/shared/first', putText())).status).toBe(201);
+    await socket.waitFor((line) => line === `pub ${BASE}/alice/shared/`);
+
+    expect((await world.as('alice', '/alice/shared/.acl', sharing(null))).status).toBe(204);
+    expect((await world.as('alice', '/alice/shared/second', putText())).status).toBe(201);
+    await socket.waitFor((line) => line === `err ${BASE}/alice/shared/ forbidden`);
+    expect(socket.sent.filter((line) => line.startsWith('pub'))).toEqual([`pub ${BASE}/alice/shared/`]);
   });
 });
 

@@ -8,7 +8,7 @@ describe('ChannelRegistry shares', () => {
   it('lets no single agent hold more than its share, and gives the share back when channels end', () => {
     let now = 1_000;
     const registry = new ChannelRegistry(() => now);
-    const create = (agent: string | null, endAt?: number) => registry.create(agent, 'http://pod.test', '/r', 'http://pod.test/r', endAt);
+    const create = (agent: string | null, endAt?: number) => registry.create({ webId: agent, origin: null }, 'http://pod.test', '/r', 'http://pod.test/r', endAt);
     for (let i = 0; i < MAX_CHANNELS_PER_AGENT; i++) expect(typeof create(ALICE, i === 0 ? 2_000 : undefined)).toBe('object');
     expect(create(ALICE)).toBe('agent-full');
     expect(typeof create(BOB)).toBe('object');
@@ -20,9 +20,9 @@ describe('ChannelRegistry shares', () => {
 
   it('pools anonymous callers under their own, larger share', () => {
     const registry = new ChannelRegistry(() => 1_000);
-    for (let i = 0; i < MAX_ANONYMOUS_CHANNELS; i++) registry.create(null, 'http://pod.test', '/r', 'http://pod.test/r');
-    expect(registry.create(null, 'http://pod.test', '/r', 'http://pod.test/r')).toBe('agent-full');
-    expect(typeof registry.create(ALICE, 'http://pod.test', '/r', 'http://pod.test/r')).toBe('object');
+    for (let i = 0; i < MAX_ANONYMOUS_CHANNELS; i++) registry.create({ webId: null, origin: null }, 'http://pod.test', '/r', 'http://pod.test/r');
+    expect(registry.create({ webId: null, origin: null }, 'http://pod.test', '/r', 'http://pod.test/r')).toBe('agent-full');
+    expect(typeof registry.create({ webId: ALICE, origin: null }, 'http://pod.test', '/r', 'http://pod.test/r')).toBe('object');
     expect(registry.size).toBe(MAX_ANONYMOUS_CHANNELS + 1);
   });
 });

@@ -60,7 +60,7 @@ describe('NotificationHub', () => {
     const errors: unknown[] = [];
     const hub = new NotificationHub({ stateOf, onError: (error) => errors.push(error) });
     const states: Array<string | undefined> = [];
-    const asking: Subscriber = { deliver: async (events, lookup) => void states.push(await lookup(events[0]!.topic)) };
+    const asking: Subscriber = { deliver: async (events, { stateOf: lookup }) => void states.push(await lookup(events[0]!.topic)) };
     hub.subscribe('/r', { deliver: () => { throw new Error('broken socket'); } });
     hub.subscribe('/r', asking);
     hub.subscribe('/r', { ...asking });

@@ -17,7 +17,7 @@ const ORIGIN = 'http://pod.test';
 function session(canRead?: (path: string) => Promise<boolean>) {
   const hub = new NotificationHub({ stateOf: async () => undefined });
   const socket = new FakeSocket();
-  socket.handlers = openSolid01(socket, { hub, origin: ORIGIN, pathOf: (url) => storagePathFromUrlPath(url.pathname), canRead });
+  socket.handlers = openSolid01(socket, { hub, origin: ORIGIN, pathOf: (url) => storagePathFromUrlPath(url.pathname), ...(canRead && { readCheck: (path: string) => ({ allowed: () => canRead(path) }) }) });
   const say = (text: string | null) => socket.handlers!.message(text);
   return { hub, socket, say };
 }
