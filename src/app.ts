@@ -58,6 +58,8 @@ export interface App {
   init(): Promise<void>;
   /** A clean stop, after the last request: saves pending bookkeeping (quota counts) and closes the storage. */
   close(): Promise<void>;
+  /** Ends the responses features keep open (notification streams); runtimes call it first when stopping, with their socket closing. */
+  closeStreams(): void;
   /** Present when a feature takes WebSockets: answers an upgrade request the runtime received (null: no such endpoint). */
   upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
@@ -115,17 +117,15 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
-  const publishHere = (changes: readonly Change[]) => {
-    for (const afterWrite of afterWrites) afterWrite(changes);
+  const publishHere = (changes: readonly Change[], madeHere: boolean) => {
+    for (const afterWrite of afterWrites) afterWrite(changes, madeHere);
   };
   // With other instances, subscribers connected to them hear of this one's writes too.
-  const changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut(platform.sharedState, 'changes', publishHere, log) : null;
-  const published = changeFanOut
-    ? (changes: readonly Change[]) => {
-        publishHere(changes);
-        changeFanOut.send(changes);
-      }
-    : publishHere;
+  const changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut<readonly Change[]>(platform.sharedState, 'changes', (changes) => publishHere(changes, false), log) : null;
+  const published = (changes: readonly Change[]) => {
+    publishHere(changes, true);
+    changeFanOut?.send(changes);
+  };
   // A pod made through another instance is known here at once (its root, its owner): told, or looked up
   // on the request where this instance cannot hear the others.
   const podFanOut = platform.sharedState ? fanOut<string>(platform.sharedState, 'pods', (podRoot) => rememberPodRoot(platform.storage, podRoot), log) : null;
@@ -263,6 +263,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
+    closeStreams: () => {
+      for (const parts of features) parts.closeStreams?.();
+    },
     close: async () => {
       for (const parts of features) await parts.close?.();
       await quotaPlatform.storage.close?.();

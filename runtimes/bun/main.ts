@@ -113,7 +113,10 @@ async function main(): Promise<void> {
 
   const stop = gracefulShutdown({
     log,
-    closeSockets: () => sockets.forEach((ws) => ws.close(1001, 'server shutting down')),
+    closeSockets: () => {
+      sockets.forEach((ws) => ws.close(1001, 'server shutting down'));
+      app.closeStreams();
+    },
     stopServer: () => server.stop(),
     closeStorage: () => app.close(),
     exit: (code) => process.exit(code),

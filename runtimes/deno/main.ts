@@ -106,7 +106,10 @@ async function main(): Promise<void> {
 
   const stop = gracefulShutdown({
     log,
-    closeSockets: () => sockets.forEach((socket) => socket.close(1001, 'server shutting down')),
+    closeSockets: () => {
+      sockets.forEach((socket) => socket.close(1001, 'server shutting down'));
+      app.closeStreams();
+    },
     stopServer: () => server.shutdown(),
     closeStorage: () => app.close(),
     exit: (code) => deno.exit(code),

@@ -176,6 +176,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const close = () =>
     new Promise<void>((resolve) => {
       webSockets?.close();
+      app.closeStreams();
       watcher?.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {

@@ -47,12 +47,17 @@ export interface FeatureParts {
   credentials?: readonly CredentialVerifier[];
   /** Steps around pod creation: admission (invites), profile properties, work after the pod is written. */
   podCreation?: PodCreationHooks;
-  /** Sees what a successful request changed; must return at once (do slow work later). */
-  afterWrite?(changes: readonly Change[]): void;
+  /**
+   * Sees what a successful request changed; must return at once (do slow work later). `madeHere` is false
+   * for a write another instance made (`--redis-url`), which that instance has handled too.
+   */
+  afterWrite?(changes: readonly Change[], madeHere: boolean): void;
   /** Answers a WebSocket upgrade the runtime received, or null when the URL is not this feature's. */
   upgrade?(request: Request): Promise<UpgradeAnswer | null>;
   /** Links it adds to a user's WebFinger descriptor (`/.well-known/webfinger`). */
   webfinger?: WebfingerLinks;
+  /** Ends the responses it keeps open (notification streams), so a stopping server can finish its requests. */
+  closeStreams?(): void;
   /** Startup work; awaited before the first request is answered. */
   init?(): Promise<void>;
   /** Stops its background work on a clean stop (`App.close`), before the storage is closed. */

@@ -1,6 +1,6 @@
 import { ACCEPT_PATCH, VARY } from '../http/headers.ts';
 import { HttpProblem } from '../http/problem.ts';
-import { addNotificationHeaders } from '../notifications/discovery.ts';
+import { addNotificationHeaders, offersHeldChannels } from '../notifications/discovery.ts';
 import { acceptedRdfInputs } from '../rdf/media.ts';
 import { isContainerPath, parentOf } from '../storage/paths.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
@@ -59,6 +59,6 @@ export async function notFoundHeaders(ctx: LdpContext): Promise<Headers> {
   }
   headers.set('Vary', VARY);
   headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, path)));
-  if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers);
+  if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers, offersHeldChannels(ctx.platform));
   return headers;
 }

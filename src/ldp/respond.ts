@@ -6,7 +6,7 @@ import { isContainerPath } from '../storage/paths.ts';
 import type { ResourceMeta } from '../storage/types.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
 import { isPodRoot } from '../pods/registry.ts';
-import { addNotificationHeaders } from '../notifications/discovery.ts';
+import { addNotificationHeaders, offersHeldChannels } from '../notifications/discovery.ts';
 import { aclPathFor, isAclPath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 
@@ -34,7 +34,7 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
   const modes = await ctx.access.allowedModes(ctx.caller, path);
   headers.set('WAC-Allow', formatWacAllow(modes));
   sandboxIfOthersWrite(headers, modes.public);
-  if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers);
+  if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers, offersHeldChannels(ctx.platform));
   if (meta) {
     headers.set('ETag', formatEtag(meta.etag));
     headers.set('Last-Modified', new Date(meta.modified).toUTCString());

@@ -151,7 +151,7 @@ export function channelDescription(channel: Channel, receiveFrom: string): Recor
  * Which events a channel reports: everything about the topic itself, and membership changes (Add, Remove)
  * when the topic is a container. A member's content changing is not a change of the container.
  */
-function isReported(event: TopicEvent): boolean {
+export function isReported(event: TopicEvent): boolean {
   return event.object === event.topic || event.activity === 'Add' || event.activity === 'Remove';
 }
 

@@ -15,10 +15,17 @@ import type { StorageDriver } from '../storage/types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
 import type { SharedState } from '../cluster/shared-state.ts';
 import { CHANNEL_PATH, ChannelRegistry, openChannelSocket, type Channel, type SharedChannel } from './channel2023.ts';
-import { httpOrigin, serviceDescriptionDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription } from './discovery.ts';
+import { clientAddressOf } from '../limits/client-address.ts';
+import { TURTLE } from '../rdf/media.ts';
+import { httpOrigin, offersHeldChannels, serviceDescriptionDocument, webhookServiceDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription, STREAMING_PATH, WEBHOOK_PATH } from './discovery.ts';
 import { NotificationHub } from './hub.ts';
 import { mayRead, ReadCheck, requesterOf } from './read-check.ts';
 import { openSolid01 } from './solid01.ts';
+import { createStreaming, type StreamLimits } from './streaming.ts';
+import { DISCOVERY_PATH, JWKS_PATH as SENDER_JWKS_PATH, SENDER_PATH, senderIssuerDiscovery, senderProfile, WebhookSender } from './webhook-sender.ts';
+import { Webhooks, type WebhookMessage } from './webhooks.ts';
+import { fanOut } from '../cluster/fan-out.ts';
+import type { OutboundFetch } from '../platform.ts';
 import type { UpgradeAnswer } from './socket.ts';
 import { handleSubscription } from './subscribe.ts';
 
@@ -34,6 +41,12 @@ export interface NotificationsDeps {
   now(): number;
   /** Present with `--redis-url`: channels are shared with the other instances. */
   sharedState?: SharedState;
+  /** Bounds on StreamingHTTPChannel2023 responses; absent where this instance cannot hold them (see offersHeldChannels). */
+  streams?: StreamLimits;
+  /** The client address of a request (for the per-address stream bound); `env` as the runtime passed it. */
+  clientAddress?(request: Request, env: unknown): string | undefined;
+  /** WebhookChannel2023; absent where this instance cannot send from the background or has no outbound fetch. */
+  webhooks?: { fetch: OutboundFetch; limit: number; allowPrivate: boolean; retryDelaysMs?: readonly number[] };
 }
 
 /** How long a channel without an `endAt` stays known to other instances. */
@@ -43,10 +56,16 @@ export interface Notifications {
   readonly hub: NotificationHub;
   /** Adds the discovery and subscription routes; call before the catch-all LDP route. */
   register(app: Hono): void;
-  /** Announces a successful write's changes; returns at once, delivery happens later. */
-  publish(changes: readonly Change[]): void;
+  /** Announces a successful write's changes (`madeHere`: through this instance); returns at once, delivery happens later. */
+  publish(changes: readonly Change[], madeHere: boolean): void;
   /** Answers a WebSocket upgrade request, or null when its URL is no notification endpoint. */
   upgrade(request: Request): Promise<UpgradeAnswer | null>;
+  /** Ends the open notification streams (the server is stopping). */
+  closeStreams(): void;
+  /** Startup: reads the stored webhook subscriptions and starts hearing other instances. */
+  init(): Promise<void>;
+  /** Stops webhook retries. */
+  close(): void;
 }
 
 
@@ -73,14 +92,16 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     const local = urlPathFromStoragePath(path);
     return deps.hosts ? deps.hosts.publicUrlOf(local, new URL(origin)) : origin + local;
   };
+  const hubErrors = (error: unknown) => deps.log(`notifications: delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+  const stateOf = async (path: string) => {
+    const meta = await deps.storage.head(path);
+    return meta ? formatEtag(meta.etag) : undefined;
+  };
   const hub = new NotificationHub({
     now: deps.now,
     ...(deps.access.version && { accessVersion: () => deps.access.version!() }),
-    stateOf: async (path) => {
-      const meta = await deps.storage.head(path);
-      return meta ? formatEtag(meta.etag) : undefined;
-    },
-    onError: (error) => deps.log(`notifications: delivery failed: ${error instanceof Error ? error.message : String(error)}`),
+    stateOf,
+    onError: hubErrors,
   });
   const registry = new ChannelRegistry(deps.now);
   // With other instances, a channel created through one may have its socket opened on any.
@@ -123,8 +144,37 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     return null;
   }
 
+  // Webhooks are sent by the instance that made the write: their own hub hears only this instance's writes.
+  const webhookHub = new NotificationHub({ now: deps.now, ...(deps.access.version && { accessVersion: () => deps.access.version!() }), stateOf, onError: hubErrors });
+  const sender = deps.webhooks ? new WebhookSender(deps.storage, deps.now) : null;
+  const webhooks = deps.webhooks
+    ? new Webhooks({ storage: deps.storage, access: deps.access, hub: webhookHub, sender: sender!, ...deps.webhooks, now: deps.now, log: deps.log, pathOf, urlOf })
+    : null;
+  const webhookFanOut = webhooks && shared ? fanOut<WebhookMessage>(shared, 'webhooks', (message) => webhooks.heard(message), deps.log) : null;
+  if (webhookFanOut) webhooks!.shareWith(webhookFanOut);
+
+  const streaming = deps.streams ? createStreaming({ hub, access: deps.access, limits: deps.streams, stateOf, now: deps.now, pathOf, urlOf }) : null;
+
   function register(app: Hono): void {
-    app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw));
+    if (streaming) {
+      app.on(['GET', 'HEAD'], `${STREAMING_PATH}*`, async (c) => {
+        const request = c.req.raw;
+        // A stream opened for a HEAD would never be read: HEAD gets the headers a GET starts with.
+        if (request.method === 'HEAD') return new Response(null, { headers: { 'Content-Type': TURTLE, 'Cache-Control': 'no-store' } });
+        return streaming.open(request, await deps.authenticate(request), deps.clientAddress?.(request, c.env));
+      });
+    }
+    app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw, webhooks !== null));
+    if (webhooks && sender) {
+      const origin = (request: Request) => httpOrigin(new URL(request.url));
+      app.on(['GET', 'HEAD'], WEBHOOK_PATH, (c) => webhookServiceDocument(c.req.raw));
+      app.post(WEBHOOK_PATH, async (c) => webhooks.subscribe(c.req.raw, await deps.authenticate(c.req.raw)));
+      app.get(SENDER_PATH, (c) => senderProfile(origin(c.req.raw)));
+      app.get(DISCOVERY_PATH, (c) => senderIssuerDiscovery(origin(c.req.raw)));
+      app.get(SENDER_JWKS_PATH, () => sender.jwks());
+      app.get(`${WEBHOOK_PATH}:id`, async (c) => webhooks.describe(c.req.param('id'), await deps.authenticate(c.req.raw)));
+      app.delete(`${WEBHOOK_PATH}:id`, async (c) => webhooks.unsubscribe(c.req.param('id'), await deps.authenticate(c.req.raw)));
+    }
     app.on(['GET', 'HEAD'], CHANNEL_PATH, (c) => serviceDescriptionDocument(c.req.raw));
     app.post(CHANNEL_PATH, async (c) => handleSubscription(c.req.raw, await deps.authenticate(c.req.raw), { registry, access: deps.access, pathOf, ...(share && { share }) }, deps.now()));
     app.all(SOLID01_PATH, () =>
@@ -135,7 +185,24 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     );
   }
 
-  return { hub, register, publish: (changes) => hub.publish(changes), upgrade };
+  return {
+    hub,
+    register,
+    publish(changes, madeHere) {
+      hub.publish(changes);
+      if (webhooks && madeHere) {
+        webhookHub.publish(changes);
+        webhooks.wrote();
+      }
+    },
+    upgrade,
+    closeStreams: () => streaming?.closeAll(),
+    async init() {
+      await webhookFanOut?.init();
+      await webhooks?.init();
+    },
+    close: () => webhooks?.close(),
+  };
 }
 
 /** `--notifications`: solid-0.1 and WebSocketChannel2023 over the runtime's WebSocket upgrade. */
@@ -152,7 +219,18 @@ export const notificationsFeature: Feature = {
       log: context.log,
       now: context.now,
       ...(context.platform.sharedState && { sharedState: context.platform.sharedState }),
+      ...(offersHeldChannels(context.platform) && { streams: { total: context.config.notificationsStreams, perAddress: context.config.notificationsStreamsPerIp } }),
+      clientAddress: (request, env) => clientAddressOf(request, context.platform.clientAddress?.(request, env), context.config.trustProxy),
+      ...(offersHeldChannels(context.platform) &&
+        context.platform.fetch && { webhooks: { fetch: context.platform.fetch, limit: context.config.notificationsWebhooks, allowPrivate: context.config.allowPrivateFetch } }),
     });
-    return { routes: notifications.register, afterWrite: notifications.publish, upgrade: notifications.upgrade };
+    return {
+      routes: notifications.register,
+      afterWrite: notifications.publish,
+      upgrade: notifications.upgrade,
+      closeStreams: notifications.closeStreams,
+      init: notifications.init,
+      close: async () => notifications.close(),
+    };
   },
 };

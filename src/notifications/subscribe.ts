@@ -8,7 +8,7 @@ import { httpOrigin, webSocketOrigin } from './discovery.ts';
 import { requesterOf } from './read-check.ts';
 
 const MAX_REQUEST_BYTES = 16 * 1024;
-const ACCEPTED_TYPES = new Set([CHANNEL_TYPE, 'WebSocketChannel2023', 'notify:WebSocketChannel2023']);
+const ACCEPTED_TYPES = typeNames(CHANNEL_TYPE);
 
 export interface SubscribeDeps {
   registry: ChannelRegistry;
@@ -19,7 +19,7 @@ export interface SubscribeDeps {
 }
 
 /** A JSON-LD value that names an IRI: a string or `{ "@id": ... }` (or `id` under the notification context). */
-function iriOf(value: unknown): string | undefined {
+export function iriOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object') {
     const node = value as Record<string, unknown>;
@@ -29,12 +29,12 @@ function iriOf(value: unknown): string | undefined {
   return undefined;
 }
 
-function unprocessable(detail: string): HttpProblem {
+export function unprocessable(detail: string): HttpProblem {
   return new HttpProblem(422, detail, { type: 'invalid-subscription' });
 }
 
 /** Reads the JSON-LD request body; the fields are read as the notification context names them (no remote fetch). */
-async function readRequest(request: Request): Promise<Record<string, unknown>> {
+export async function readRequest(request: Request): Promise<Record<string, unknown>> {
   const contentType = essenceOf(request.headers.get('content-type') ?? '');
   if (contentType !== 'application/ld+json' && contentType !== 'application/json') {
     throw new HttpProblem(415, 'A subscription request is JSON-LD (application/ld+json).', {
@@ -47,7 +47,7 @@ async function readRequest(request: Request): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-function endAtOf(value: unknown, now: number): number | undefined {
+export function endAtOf(value: unknown, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['@value'] : value;
   const time = typeof text === 'string' ? Date.parse(text) : NaN;
@@ -56,24 +56,40 @@ function endAtOf(value: unknown, now: number): number | undefined {
   return time;
 }
 
-/** Creates a channel for a topic the caller may read and describes it, `receiveFrom` included. */
-export async function handleSubscription(request: Request, caller: Caller, deps: SubscribeDeps, now: number): Promise<Response> {
-  const body = await readRequest(request);
-  const types = Array.isArray(body.type ?? body['@type']) ? (body.type ?? body['@type']) as unknown[] : [body.type ?? body['@type']];
-  if (!types.some((type) => typeof type === 'string' && ACCEPTED_TYPES.has(type))) {
-    throw unprocessable(`This service creates channels of type ${CHANNEL_TYPE} only.`);
-  }
-  const topicText = iriOf(body.topic);
+/** The names a request may give a channel type: its IRI, the bare name, or `notify:` and the name. */
+export function typeNames(iri: string): ReadonlySet<string> {
+  const name = iri.slice(iri.lastIndexOf('#') + 1);
+  return new Set([iri, name, `notify:${name}`]);
+}
+
+/** Refuses a request whose `type` names none of `accepted`. */
+export function requireType(body: Record<string, unknown>, accepted: ReadonlySet<string>, iri: string): void {
+  const given = body.type ?? body['@type'];
+  const types = Array.isArray(given) ? (given as unknown[]) : [given];
+  if (!types.some((type) => typeof type === 'string' && accepted.has(type))) throw unprocessable(`This service creates channels of type ${iri} only.`);
+}
+
+/** The topic of a subscription request: a URL on this server (the request's origin) without its fragment. */
+export function topicOf(body: Record<string, unknown>, request: Request): URL {
   let topic: URL;
   try {
-    topic = new URL(topicText ?? '');
+    topic = new URL(iriOf(body.topic) ?? '');
   } catch {
     throw unprocessable('topic must be the absolute URL of a resource on this server.');
   }
-  const requestUrl = new URL(request.url);
-  const origin = httpOrigin(requestUrl);
+  const origin = httpOrigin(new URL(request.url));
   if (topic.origin !== origin) throw unprocessable(`topic must be a resource on this server (${origin}).`);
   topic.hash = '';
+  return topic;
+}
+
+/** Creates a channel for a topic the caller may read and describes it, `receiveFrom` included. */
+export async function handleSubscription(request: Request, caller: Caller, deps: SubscribeDeps, now: number): Promise<Response> {
+  const body = await readRequest(request);
+  requireType(body, ACCEPTED_TYPES, CHANNEL_TYPE);
+  const topic = topicOf(body, request);
+  const requestUrl = new URL(request.url);
+  const origin = httpOrigin(requestUrl);
   const path = deps.pathOf(topic);
   await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
 

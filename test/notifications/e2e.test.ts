@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET, MAX_URL_LENGTH } from '../../src/notifications/solid01.ts';
-import { Inbox } from './support.ts';
+import { Inbox, subscriptionService } from './support.ts';
 
 let svc: RunningSvc;
 let base: string;
@@ -205,7 +205,7 @@ describe('solid-0.1 with --notifications-auth over a real socket', () => {
 describe('WebSocketChannel2023 over a real socket', () => {
   async function channelFor(topic: string): Promise<Inbox> {
     const description = await fetch(base + '/.well-known/solid', { headers: { accept: 'application/ld+json' } });
-    const service = (await description.json())['notify:subscription']['@id'] as string;
+    const service = subscriptionService(await description.json(), 'WebSocketChannel2023');
     const response = await fetch(service, {
       method: 'POST',
       headers: { 'content-type': 'application/ld+json' },

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localhostFetch, loopbackLookup } from '../support/localhost-hosts.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
-import { Inbox } from './support.ts';
+import { Inbox, subscriptionService } from './support.ts';
 
 let svc: RunningSvc;
 let main: string;
@@ -49,7 +49,7 @@ describe('notifications in subdomain mode (svc start --subdomains --base-domain 
 
   it('WebSocketChannel2023: the pod host describes its subscription service; notifications name pod-host URLs', async () => {
     const description = await localhostFetch(`${alice}/.well-known/solid`, { headers: { accept: 'application/ld+json' } });
-    const service = ((await description.json()) as { 'notify:subscription': { '@id': string } })['notify:subscription']['@id'];
+    const service = subscriptionService(await description.json(), 'WebSocketChannel2023');
     expect(service.startsWith(`${alice}/`)).toBe(true);
     const subscribed = await localhostFetch(service, {
       method: 'POST',

@@ -3,6 +3,15 @@ import { vi } from 'vitest';
 import WebSocket from 'ws';
 import type { SocketHandlers, SocketLike } from '../../src/notifications/socket.ts';
 
+/** The `@id` of the storage description's subscription service for a channel type (its last word, e.g. `WebhookChannel2023`). */
+export function subscriptionService(description: Record<string, unknown>, channelType: string): string {
+  const listed = description['notify:subscription'];
+  const services = (Array.isArray(listed) ? listed : [listed]) as Array<{ '@id': string; 'notify:channelType': { '@id': string } }>;
+  const service = services.find((entry) => entry['notify:channelType']['@id'].endsWith(`#${channelType}`));
+  if (!service) throw new Error(`no ${channelType} service in ${JSON.stringify(listed)}`);
+  return service['@id'];
+}
+
 /** Generous bound for anything asynchronous; tests wait for an event, never for a fixed time. */
 export const WAIT_MS = 5_000;
 

@@ -1,0 +1,194 @@
+/**
+ * StreamingHTTPChannel2023 as Community Solid Server offers it: every resource answer links
+ * (`rel="…#updatesViaStreamingHttp2023"`) to a `receiveFrom` URL for it, and a GET there, with the caller's
+ * credentials, answers with a body that never ends: one notification per change of the resource, as long as
+ * the caller may read it (checked when it connects and before each notification).
+ */
+import { DataFactory, Writer } from 'n3';
+import { negotiate, parseAccept } from '../http/accept.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { JSON_LD, TURTLE } from '../rdf/media.ts';
+import type { AccessControl, Caller } from '../wac/access-control.ts';
+import { MAX_BUFFERED_BYTES } from './socket.ts';
+import { isReported, notificationFor, NOTIFY } from './channel2023.ts';
+import { STREAMING_PATH } from './discovery.ts';
+import type { NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
+import { ReadCheck, requesterOf } from './read-check.ts';
+
+/** Bounds on open streams: each holds a connection and a subscription for as long as its reader stays. */
+export interface StreamLimits {
+  total: number;
+  perAddress: number;
+}
+
+/** Counts the streams open now, in all and per client address. */
+export class StreamBudget {
+  readonly #limits: StreamLimits;
+  readonly #perAddress = new Map<string, number>();
+  #total = 0;
+
+  constructor(limits: StreamLimits) {
+    this.#limits = limits;
+  }
+
+  get open(): number {
+    return this.#total;
+  }
+
+  /** Takes a place for a stream from `address` (undefined: the runtime cannot tell), or says which bound is reached. */
+  take(address: string | undefined): 'taken' | 'full' | 'address-full' {
+    if (this.#total >= this.#limits.total) return 'full';
+    const key = address ?? '';
+    const held = this.#perAddress.get(key) ?? 0;
+    if (held >= this.#limits.perAddress) return 'address-full';
+    this.#perAddress.set(key, held + 1);
+    this.#total++;
+    return 'taken';
+  }
+
+  give(address: string | undefined): void {
+    const key = address ?? '';
+    const held = (this.#perAddress.get(key) ?? 1) - 1;
+    if (held > 0) this.#perAddress.set(key, held);
+    else this.#perAddress.delete(key);
+    this.#total--;
+  }
+}
+
+const AS = 'https://www.w3.org/ns/activitystreams#';
+const XSD_DATE_TIME = 'http://www.w3.org/2001/XMLSchema#dateTime';
+const { namedNode, literal, quad } = DataFactory;
+
+/** One notification in Turtle, the triples its JSON-LD form stands for under the two contexts. */
+export function notificationTurtle(notification: Record<string, unknown>): string {
+  const subject = namedNode(notification.id as string);
+  const quads = [quad(subject, namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), namedNode(AS + (notification.type as string)))];
+  quads.push(quad(subject, namedNode(`${AS}object`), namedNode(notification.object as string)));
+  if (typeof notification.target === 'string') quads.push(quad(subject, namedNode(`${AS}target`), namedNode(notification.target)));
+  if (typeof notification.state === 'string') quads.push(quad(subject, namedNode(`${NOTIFY}state`), literal(notification.state)));
+  quads.push(quad(subject, namedNode(`${AS}published`), literal(notification.published as string, namedNode(XSD_DATE_TIME))));
+  const writer = new Writer({ prefixes: { as: AS, notify: NOTIFY } });
+  writer.addQuads(quads);
+  let text = '';
+  writer.end((error, result: string) => {
+    if (error) throw error;
+    text = result;
+  });
+  return text;
+}
+
+export interface StreamingDeps {
+  hub: NotificationHub;
+  access: AccessControl;
+  limits: StreamLimits;
+  stateOf: StateLookup;
+  now(): number;
+  /** Storage path of a topic URL on this server; throws an HttpProblem (404) for the server's own files. */
+  pathOf(url: URL): string;
+  urlOf(path: string, origin: string): string;
+}
+
+export interface Streaming {
+  /** Answers a GET on a `receiveFrom` URL: the stream, or a problem. */
+  open(request: Request, caller: Caller, address: string | undefined): Promise<Response>;
+  /** Ends every open stream (the server is stopping). */
+  closeAll(): void;
+  readonly budget: StreamBudget;
+}
+
+const encoder = new TextEncoder();
+
+export function createStreaming(deps: StreamingDeps): Streaming {
+  const budget = new StreamBudget(deps.limits);
+  const closers = new Set<() => void>();
+
+  async function open(request: Request, caller: Caller, address: string | undefined): Promise<Response> {
+    const url = new URL(request.url);
+    let topic: URL;
+    try {
+      topic = new URL(decodeURIComponent(url.pathname.slice(STREAMING_PATH.length)));
+    } catch {
+      throw new HttpProblem(404, 'A receiveFrom URL names its topic, percent-encoded, after the stream path.', { type: 'not-found' });
+    }
+    const origin = url.origin;
+    if (topic.origin !== origin) throw new HttpProblem(404, `Streams here are of resources on this server (${origin}).`, { type: 'not-found' });
+    topic.hash = '';
+    topic.search = '';
+    const path = deps.pathOf(topic);
+    await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
+    const taken = budget.take(address);
+    if (taken === 'full') throw new HttpProblem(503, 'Too many notification streams are open; try again later.', { type: 'too-many-streams', headers: { 'Retry-After': '60' } });
+    if (taken === 'address-full') {
+      throw new HttpProblem(429, `Your address holds the most notification streams allowed (${deps.limits.perAddress}); close some first.`, { type: 'too-many-streams', headers: { 'Retry-After': '60' } });
+    }
+
+    const type = negotiate(parseAccept(request.headers.get('accept')), [TURTLE, JSON_LD]) ?? TURTLE;
+    const serialize = type === JSON_LD ? (notification: Record<string, unknown>) => JSON.stringify(notification) + '\n' : notificationTurtle;
+    const urlOf = (storagePath: string) => deps.urlOf(storagePath, origin);
+    const read = new ReadCheck(deps.access, requesterOf(caller), path, deps.now);
+    let ended = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      deps.hub.unsubscribe(path, subscriber);
+      closers.delete(close);
+      budget.give(address);
+    };
+    const close = () => {
+      if (ended) return;
+      end();
+      controller.close();
+    };
+    /** Queues a notification; a reader that lets more than MAX_BUFFERED_BYTES pile up is cut off. */
+    const send = (notification: Record<string, unknown>) => {
+      if (ended) return;
+      if ((controller.desiredSize ?? 0) <= 0) {
+        end();
+        controller.error(new Error('reader too slow'));
+        return;
+      }
+      controller.enqueue(encoder.encode(serialize(notification)));
+    };
+    const subscriber: Subscriber = {
+      async deliver(events: readonly TopicEvent[], { stateOf, accessVersion }) {
+        if (ended || !events.some(isReported)) return;
+        if (!(await read.allowed(await accessVersion()))) return close();
+        for (const event of events) if (isReported(event)) send(await notificationFor(event, urlOf, stateOf));
+      },
+    };
+
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(streamController) {
+          controller = streamController;
+        },
+        cancel: end,
+      },
+      { highWaterMark: MAX_BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
+    );
+    deps.hub.subscribe(path, subscriber);
+    closers.add(close);
+    try {
+      // As CSS does: first what the topic is now, so a reader can tell whether it missed a change.
+      const state = await deps.stateOf(path);
+      const initial: TopicEvent = { topic: path, object: path, activity: state === undefined ? 'Delete' : 'Update', published: deps.now() };
+      send(await notificationFor(initial, urlOf, async () => state));
+    } catch (error) {
+      end();
+      throw error;
+    }
+    return new Response(body, {
+      headers: { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+    });
+  }
+
+  return {
+    open,
+    closeAll: () => {
+      for (const close of [...closers]) close();
+    },
+    budget,
+  };
+}
