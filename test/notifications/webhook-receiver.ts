@@ -56,11 +56,20 @@ export class WebhookReceiver {
   }
 
   /** Waits until `count` requests arrived in all; fails after WAIT_MS. */
-  async waitFor(count: number): Promise<Received[]> {
+  waitFor(count: number): Promise<Received[]> {
+    return this.#until(() => this.received.length >= count, `${count} webhook requests`);
+  }
+
+  /** Waits until a request for `path` arrived. */
+  async waitForPath(path: string): Promise<void> {
+    await this.#until(() => this.received.some((request) => request.path === path), `a webhook request for ${path}`);
+  }
+
+  async #until(done: () => boolean, what: string): Promise<Received[]> {
     const deadline = Date.now() + WAIT_MS * 4;
-    while (this.received.length < count) {
+    while (!done()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.received.length} of ${count} webhook requests arrived`);
+      if (left <= 0) throw new Error(`no ${what} in time; received ${JSON.stringify(this.received.map((request) => request.path))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiters.push(() => {

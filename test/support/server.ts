@@ -16,16 +16,17 @@ export interface RunningSvc {
 }
 
 /**
- * Starts `svc start` as a real process on a free loopback port with a fresh data directory, or with `root`,
- * which then outlives the process. Rate limits are off (SVC_RATE_LIMIT=false) unless the test passes
- * `--rate-limit` or its own SVC_RATE_LIMIT.
+ * Starts `svc start` as a real process on a free loopback port (or the test's own `-p`) with a fresh data
+ * directory, or with `root`, which then outlives the process. Rate limits are off (SVC_RATE_LIMIT=false)
+ * unless the test passes `--rate-limit` or its own SVC_RATE_LIMIT.
  */
 export async function startSvc(args: string[] = [], env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningSvc> {
   const givenRoot = args.findIndex((word) => word === '-r' || word === '--root');
   const root = options.root ?? (givenRoot === -1 ? await mkdtemp(join(tmpdir(), 'svc-e2e-')) : args[givenRoot + 1]!);
-  // Each option goes once on the command line: the test's own --root or --host replaces the fresh one.
+  // Each option goes once on the command line: the test's own --port, --root or --host replaces the default.
   const givenHost = args.some((word) => word === '-h' || word === '--host');
-  const child = spawn(process.execPath, [SVC_BIN, 'start', '-p', '0', ...(givenHost ? [] : ['-h', '127.0.0.1']), ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
+  const givenPort = args.some((word) => word === '-p' || word === '--port');
+  const child = spawn(process.execPath, [SVC_BIN, 'start', ...(givenPort ? [] : ['-p', '0']), ...(givenHost ? [] : ['-h', '127.0.0.1']), ...(givenRoot === -1 ? ['-r', root] : []), ...args], {
     env: { ...process.env, SVC_RATE_LIMIT: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
