@@ -172,8 +172,13 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
       app.get(SENDER_PATH, (c) => senderProfile(origin(c.req.raw)));
       app.get(DISCOVERY_PATH, (c) => senderIssuerDiscovery(origin(c.req.raw)));
       app.get(SENDER_JWKS_PATH, () => sender.jwks());
-      app.get(`${WEBHOOK_PATH}:id`, async (c) => webhooks.describe(c.req.param('id'), await deps.authenticate(c.req.raw)));
-      app.delete(`${WEBHOOK_PATH}:id`, async (c) => webhooks.unsubscribe(c.req.param('id'), await deps.authenticate(c.req.raw)));
+      // A wildcard, not a `:id` parameter: a parameter beside the static paths above would make Hono route
+      // every request of the server with its slower trie router.
+      app.on(['GET', 'DELETE'], `${WEBHOOK_PATH}*`, async (c) => {
+        const id = new URL(c.req.url).pathname.slice(WEBHOOK_PATH.length);
+        const caller = await deps.authenticate(c.req.raw);
+        return c.req.method === 'DELETE' ? webhooks.unsubscribe(id, caller) : webhooks.describe(id, caller);
+      });
     }
     app.on(['GET', 'HEAD'], CHANNEL_PATH, (c) => serviceDescriptionDocument(c.req.raw));
     app.post(CHANNEL_PATH, async (c) => handleSubscription(c.req.raw, await deps.authenticate(c.req.raw), { registry, access: deps.access, pathOf, ...(share && { share }) }, deps.now()));

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { BASE, makeApp } from '../support/app.ts';
 import { ownerRule, podWorld, putText, putTurtleAcl } from '../wac/pods.ts';
 import { FakeSocket, WAIT_MS } from './support.ts';
@@ -29,6 +30,19 @@ describe('with --notifications off', () => {
     const response = await request('/');
     expect(response.headers.get('updates-via')).toBeNull();
     expect(response.headers.get('link')).not.toContain(STORAGE_DESCRIPTION);
+  });
+});
+
+describe('routing cost', () => {
+  it('keeps every request of the server on Hono’s RegExpRouter with all channel routes registered', async () => {
+    // A `:param` route beside static siblings makes Hono route every request with its slower trie router.
+    const { SmartRouter } = await import('hono/router/smart-router');
+    const match = vi.spyOn(SmartRouter.prototype, 'match');
+    const { app } = makeApp({ notifications: true, public: true }, undefined, { fetch: nodeOutboundFetch({ allowPrivate: false }) });
+    await app.fetch(new Request(`${BASE}/doc`));
+    const routers = match.mock.contexts.map((router) => (router as unknown as { activeRouter: { name: string } }).activeRouter.name);
+    match.mockRestore();
+    expect(new Set(routers)).toEqual(new Set(['RegExpRouter']));
   });
 });
 
