@@ -38,7 +38,7 @@ export const OPTIONS = [
   { key: 'notificationsAuth', flag: 'notifications-auth', kind: 'boolean', default: false, help: 'solid-0.1 subscriptions need WAC Read (bearer token on the upgrade request)' },
   { key: 'notificationsStreams', flag: 'notifications-streams', kind: 'integer', arg: '<n>', default: 1000, help: 'StreamingHTTPChannel2023 responses open at once (503 beyond)' },
   { key: 'notificationsStreamsPerIp', flag: 'notifications-streams-per-ip', kind: 'integer', arg: '<n>', default: 20, help: 'StreamingHTTPChannel2023 responses open at once per client IP (429 beyond)' },
-  { key: 'notificationsWebhooks', flag: 'notifications-webhooks', kind: 'integer', arg: '<n>', default: 10000, help: 'WebhookChannel2023 subscriptions kept in all (507 beyond; each agent may hold 100, each pod 1,000)' },
+  { key: 'notificationsWebhooks', flag: 'notifications-webhooks', kind: 'integer', arg: '<n>', default: 10000, help: 'WebhookChannel2023 subscriptions kept in all (503 beyond; each agent may hold 100, each pod 1,000)' },
   { key: 'idp', flag: 'idp', kind: 'boolean', default: false, help: 'enable the built-in Solid-OIDC identity provider (accounts, login at /idp/auth; see docs/identity.md), with OAuth for third-party apps and the Mastodon API (docs/mastodon-api.md)' },
   { key: 'idpIssuer', flag: 'idp-issuer', kind: 'url', arg: '<url>', default: undefined, help: 'issuer URL of the IdP, an origin without a path such as https://pods.example (default: the origin each request comes to)' },
   { key: 'subdomains', flag: 'subdomains', kind: 'boolean', default: false, help: 'serve pod <name> at <name>.<base-domain>/ (needs --base-domain and a wildcard DNS record; see docs/subdomains.md)' },
