@@ -163,6 +163,8 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
         if (request.method === 'HEAD') return new Response(null, { headers: { 'Content-Type': TURTLE, 'Cache-Control': 'no-store' } });
         return streaming.open(request, await deps.authenticate(request), deps.clientAddress?.(request, c.env));
       });
+      // A browser asks before it sends credentials to another origin; the CORS headers come from the app.
+      app.options(`${STREAMING_PATH}*`, () => new Response(null, { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
     }
     app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw, webhooks !== null));
     if (webhooks && sender) {

@@ -107,12 +107,15 @@ describe('StreamingHTTPChannel2023', () => {
     expect((await world.app.fetch(new Request(receiveFrom, { headers: { authorization: `Bearer ${world.tokens.bob}` } }))).status).toBe(403);
   });
 
-  it('refuses topics elsewhere, the server’s own files, and answers HEAD without opening a stream', async () => {
+  it('refuses topics elsewhere and the server’s own files, answers a browser’s preflight, and HEAD without opening a stream', async () => {
     const world = await podWorld(['alice'], { notifications: true, public: true });
     const at = (topic: string) => `${BASE}/.notifications/StreamingHTTPChannel2023/${encodeURIComponent(topic)}`;
     expect((await world.app.fetch(new Request(at('http://elsewhere.example/doc')))).status).toBe(404);
     expect((await world.app.fetch(new Request(at(`${BASE}/alice/.quota.json`)))).status).toBe(404);
     expect((await world.app.fetch(new Request(`${BASE}/.notifications/StreamingHTTPChannel2023/%E0%A4%A`))).status).toBe(404);
+    const preflight = await world.app.fetch(new Request(at(`${BASE}/alice/`), { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }));
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
     const head = await world.app.fetch(new Request(at(`${BASE}/alice/`), { method: 'HEAD' }));
     expect(head.status).toBe(200);
     expect(head.body).toBeNull();
