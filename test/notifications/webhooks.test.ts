@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
 import { NotificationHub } from '../../src/notifications/hub.ts';
 import { WebhookSender } from '../../src/notifications/webhook-sender.ts';
-import { MAX_FAILED_NOTIFICATIONS, MAX_WEBHOOKS_PER_AGENT, Webhooks } from '../../src/notifications/webhooks.ts';
+import { MAX_FAILED_NOTIFICATIONS, MAX_WEBHOOKS_PER_AGENT, REFRESH_INTERVAL_MS, Webhooks, type WebhookMessage } from '../../src/notifications/webhooks.ts';
+import type { FanOut } from '../../src/cluster/fan-out.ts';
 import type { OutboundFetch } from '../../src/platform.ts';
 import { allowEverything } from '../../src/wac/access-control.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
@@ -168,8 +169,7 @@ describe('WebhookChannel2023 subscriptions', () => {
 
 describe('delivery', () => {
   /** Webhooks on their own, with a hub to publish into, short retry delays and the given outbound fetch. */
-  async function deliveries(fetch: OutboundFetch) {
-    const storage = new MemoryDriver();
+  async function deliveries(fetch: OutboundFetch, storage = new MemoryDriver(), now = Date.now) {
     const hub = new NotificationHub({ stateOf: async () => '"etag"' });
     const logs: string[] = [];
     const webhooks = new Webhooks({
@@ -180,16 +180,17 @@ describe('delivery', () => {
       fetch,
       limit: 100,
       allowPrivate: true,
-      now: Date.now,
+      now,
       log: (line) => logs.push(line),
       pathOf: (url) => url.pathname,
       urlOf: (path, origin) => origin + path,
       retryDelaysMs: [10, 10, 10],
     });
     await webhooks.init();
-    const subscribe = async (sendTo: string) => {
+    const subscribe = async (sendTo: string): Promise<string> => {
       const response = await webhooks.subscribe(new Request(`${BASE}${SERVICE}`, subscription(`${BASE}/topic`, sendTo)), { webId: `${BASE}/alice/#me`, origin: null });
       expect(response.status).toBe(200);
+      return ((await response.json()) as { id: string }).id;
     };
     const write = () => hub.publish([{ path: '/topic', kind: 'update' }]);
     return { storage, webhooks, subscribe, write, logs };
@@ -238,5 +239,26 @@ describe('delivery', () => {
     await vi.waitFor(() => expect(webhooks.size).toBe(0), { timeout: WAIT_MS });
     expect(hook.received).toEqual([]);
     expect(logs.join('\n')).toMatch(/127\.0\.0\.1, .*loopback/);
+  });
+
+  it('with other instances, reads the records again after a while, so a lost announcement is made up for', async () => {
+    const storage = new MemoryDriver();
+    let now = Date.now();
+    // Announcements that reach nobody, as while Redis is away.
+    const lost: FanOut<WebhookMessage> = { send: () => {}, init: async () => {} };
+    const here = await deliveries(nodeOutboundFetch({ allowPrivate: true }), storage);
+    here.webhooks.shareWith(lost);
+    const there = await deliveries(nodeOutboundFetch({ allowPrivate: true }), storage, () => now);
+    there.webhooks.shareWith(lost);
+    const id = await here.subscribe('https://hooks.example/a');
+    there.webhooks.wrote();
+    expect(there.webhooks.size).toBe(0);
+    now += REFRESH_INTERVAL_MS;
+    there.webhooks.wrote();
+    await vi.waitFor(() => expect(there.webhooks.size).toBe(1), { timeout: WAIT_MS });
+    expect((await here.webhooks.unsubscribe(new URL(id).pathname.slice(SERVICE.length), { webId: `${BASE}/alice/#me`, origin: null })).status).toBe(204);
+    now += REFRESH_INTERVAL_MS;
+    there.webhooks.wrote();
+    await vi.waitFor(() => expect(there.webhooks.size).toBe(0), { timeout: WAIT_MS });
   });
 });
