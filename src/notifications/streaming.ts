@@ -180,7 +180,7 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       throw error;
     }
     return new Response(body, {
-      headers: { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+      headers: { 'Content-Type': type, 'Cache-Control': 'no-store' },
     });
   }
 
