@@ -7,6 +7,7 @@ import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
 import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
+import { appendTriples } from '../rdf/append.ts';
 import { applyPatch, patchNeeds, type PatchOperation } from '../rdf/patch-apply.ts';
 import { parseSparqlUpdate } from '../rdf/sparql-update.ts';
 import { KeyedLock } from '../storage/keyed-lock.ts';
@@ -60,6 +61,16 @@ async function requirementsFor(storage: StorageDriver, path: string, operations:
   return requirements;
 }
 
+async function mayWrite(ctx: LdpContext, path: string): Promise<boolean> {
+  try {
+    await ctx.access.require(ctx.caller, [{ path, anyOf: ['write'] }]);
+    return true;
+  } catch (error) {
+    if (error instanceof HttpProblem && (error.status === 401 || error.status === 403)) return false;
+    throw error;
+  }
+}
+
 /** A resource created by PATCH is JSON-LD, or Turtle when its name says so and Turtle is accepted there. */
 function typeForNewResource(ctx: LdpContext, path: string): string {
   const turtleAllowed = ctx.config.conneg || isAclPath(path);
@@ -77,7 +88,34 @@ async function storeOf(quads: readonly Quad[]): Promise<Store> {
   return store;
 }
 
-async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[]): Promise<PutResult | null> {
+/** Blank nodes of the document: triples about them cannot be added from outside without rewriting it. */
+function blankNodesOf(quads: readonly Quad[]): Set<string> {
+  const found = new Set<string>();
+  for (const quad of quads) {
+    if (quad.subject.termType === 'BlankNode') found.add(quad.subject.value);
+    if (quad.object.termType === 'BlankNode') found.add(quad.object.value);
+  }
+  return found;
+}
+
+function appendNeedsWrite(why: string): HttpProblem {
+  return new HttpProblem(409, `This caller may only append to the resource, and ${why}: adding these triples would rewrite what is stored, which takes Write.`, { type: 'append-needs-write' });
+}
+
+/**
+ * The text of a document after an append-only caller's patch: the stored text with the new triples after it
+ * (see rdf/append.ts). Nothing the owner wrote is rewritten; a patch that cannot be applied so is refused.
+ */
+async function appendedDocument(text: string, type: string, baseUrl: string, original: readonly Quad[], patched: Store, added: readonly Quad[]): Promise<string> {
+  const existing = blankNodesOf(original);
+  const touchesExisting = added.some((quad) => (quad.subject.termType === 'BlankNode' && existing.has(quad.subject.value)) || (quad.object.termType === 'BlankNode' && existing.has(quad.object.value)));
+  if (touchesExisting) throw appendNeedsWrite('the patch adds to a blank node of the document, which has no name outside it');
+  const appended = await appendTriples(text, type, baseUrl, patched, added);
+  if (appended === null) throw appendNeedsWrite(`the ${type} document has no place where they can be added as they are`);
+  return appended;
+}
+
+async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[], appendOnly: boolean): Promise<PutResult | null> {
   const { path } = ctx;
   const storage = ctx.platform.storage;
   const stored = await storage.get(path);
@@ -89,12 +127,14 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[])
     await stored.body.cancel();
     throw new HttpProblem(415, `PATCH applies only to RDF resources; this one is ${essenceOf(contentType)}.`, { type: 'patch-non-rdf' });
   }
-  const document = stored
-    ? await parseRdfDocument(await new Response(stored.body).text(), essenceOf(contentType), baseUrl)
-    : { quads: [], prefixes: {}, context: undefined };
+  const text = stored ? await new Response(stored.body).text() : '';
+  const document = stored ? await parseRdfDocument(text, essenceOf(contentType), baseUrl) : { quads: [], prefixes: {}, context: undefined };
   const store = await storeOf(document.quads);
-  await applyPatch(store, operations);
-  const body = await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
+  const added = await applyPatch(store, operations);
+  const body =
+    stored && appendOnly
+      ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added)
+      : await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }
 
@@ -111,10 +151,12 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   const operations = await parsePatchBody(contentType, text, urlFor(ctx, path));
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));
+  // Only Write may change what is stored: a caller with Append alone adds triples after the owner's text.
+  const appendOnly = !patchNeeds(operations).deletes && !(await mayWrite(ctx, path));
 
   const apply = async () => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const written = await patchOnce(ctx, operations);
+      const written = await patchOnce(ctx, operations, appendOnly);
       if (written) return written;
       if (ctx.request.headers.has('if-match') || ctx.request.headers.has('if-none-match')) {
         throw new HttpProblem(412, 'The resource changed while the patch was applied, so the precondition no longer holds.', { type: 'precondition-failed' });

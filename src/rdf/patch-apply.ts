@@ -124,9 +124,13 @@ function describe(q: Quad): string {
 /** Triples checked, deleted or inserted between pauses (see cooperative.ts). */
 const TRIPLES_PER_SLICE = 1000;
 
-/** Applies the operations in order to the default graph of the store; throws (changing nothing stored) on a conflict. */
-export async function applyPatch(store: Store, operations: readonly PatchOperation[]): Promise<void> {
+/**
+ * Applies the operations in order to the default graph of the store; throws (changing nothing stored) on a
+ * conflict. Answers the triples it inserted that the store did not hold, in the order inserted.
+ */
+export async function applyPatch(store: Store, operations: readonly PatchOperation[]): Promise<Quad[]> {
   const pacer = new Pacer(TRIPLES_PER_SLICE);
+  const inserted: Quad[] = [];
   for (const operation of operations) {
     let binding: Binding = new Map();
     if (operation.where.length > 0) {
@@ -147,8 +151,9 @@ export async function applyPatch(store: Store, operations: readonly PatchOperati
       await pacer.done(1);
     }
     for (const insertion of insertions) {
-      store.addQuad(insertion);
+      if (store.addQuad(insertion)) inserted.push(insertion);
       await pacer.done(1);
     }
   }
+  return inserted;
 }
