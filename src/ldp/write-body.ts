@@ -2,7 +2,7 @@ import { limitedBody, readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdf } from '../rdf/convert.ts';
 import { acceptedRdfInputs, isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
-import { essenceOf } from '../storage/media-types.ts';
+import { essenceOf, MAX_CONTENT_TYPE_LENGTH } from '../storage/media-types.ts';
 import type { PutBody } from '../storage/types.ts';
 import { isAclPath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
@@ -14,13 +14,18 @@ export interface WriteBody {
   quads?: Awaited<ReturnType<typeof parseRdf>>;
 }
 
-/** Content type of a write; Solid requires one. */
+/** Content type of a write; Solid requires one, and it is stored, so its length is capped. */
 export function requireContentType(request: Request): string {
-  const contentType = request.headers.get('content-type');
-  if (!contentType || !contentType.trim()) {
+  const contentType = request.headers.get('content-type')?.trim();
+  if (!contentType) {
     throw new HttpProblem(400, 'A Content-Type header is required to store a resource.', { type: 'missing-content-type' });
   }
-  return contentType.trim();
+  if (contentType.length > MAX_CONTENT_TYPE_LENGTH) {
+    throw new HttpProblem(400, `The Content-Type is ${contentType.length} characters long; a stored content type may have at most ${MAX_CONTENT_TYPE_LENGTH}.`, {
+      type: 'content-type-too-long',
+    });
+  }
+  return contentType;
 }
 
 /**

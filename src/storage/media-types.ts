@@ -2,6 +2,13 @@
 
 export const DEFAULT_MEDIA_TYPE = 'application/octet-stream';
 
+/**
+ * The longest content type a write may store (RFC 6838 allows 127 characters each for type and subtype;
+ * the rest is room for parameters). Stored types are kept beside the body (the fs driver's sidecars, object
+ * metadata) and not counted in quotas, so their length is capped instead.
+ */
+export const MAX_CONTENT_TYPE_LENGTH = 256;
+
 const BY_EXTENSION: Record<string, string> = {
   acl: 'text/turtle',
   css: 'text/css',
