@@ -43,6 +43,7 @@ import { webfingerHandler } from './webfinger/webfinger.ts';
 import { podHostGate } from './pods/pod-host-gate.ts';
 import { answeringOwnHosts, localPathOf, podHostsOf, podLabelCheck, publicUrlOf } from './pods/subdomains.ts';
 import { withSharedQuotas } from './quota/shared-quotas.ts';
+import { quotaScope, type QuotaScope } from './quota/scope.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -66,19 +67,29 @@ export interface App {
   singleUserPod?(): Promise<SingleUserPod>;
 }
 
+/** Which pod's quota counts each storage path (for `svc quota` too): the pods, and what features keep for a single pod's owner. */
+export function quotaScopeOf(config: Config): QuotaScope {
+  return quotaScope({
+    singlePod: config.singleUser ? (config.singleUserName === '' ? '/' : `/${config.singleUserName}/`) : null,
+    chargedToSinglePod: FEATURES.filter((feature) => feature.enabled(config)).flatMap((feature) => feature.chargedToSinglePod?.(config) ?? []),
+  });
+}
+
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
 export function createApp(config: Config, runtimePlatform: Platform): App {
   const app = new Hono();
   const podHosts = podHostsOf(config);
   const ownerKey = ownerKeyHooks(config);
-  // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation) is counted.
-  const quotaOptions = { log: (line: string) => runtimePlatform.log(line) };
+  // Quotas wrap the driver first, so every writer (LDP, ACL checks, pod creation, features) is counted.
+  const enabledFeatures = FEATURES.filter((feature) => feature.enabled(config));
+  const quotaScope = quotaScopeOf(config);
+  const quotaOptions = { log: (line: string) => runtimePlatform.log(line), scope: quotaScope };
   const shared = runtimePlatform.sharedState;
   // With other instances writing the same pods, compare-and-swap and the counts hold across them too.
-  const countedStorage = shared
+  const counted = shared
     ? withSharedQuotas(withSharedPreconditions(runtimePlatform.storage, shared), shared, quotaOptions)
     : withQuotas(runtimePlatform.storage, quotaOptions);
-  const quotaPlatform = { ...runtimePlatform, storage: countedStorage };
+  const quotaPlatform = { ...runtimePlatform, storage: counted.storage };
   // In subdomain mode, documents on other pods' hosts are read from the app itself too.
   if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => app.fetch(request));
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
@@ -109,11 +120,12 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     now,
     log,
     publish,
+    quotas: counted.quotas,
     social: new SocialRegistry(),
     issuedTokens,
     authorizedApps: new AuthorizedApps(),
   };
-  const features: FeatureParts[] = FEATURES.filter((feature) => feature.enabled(config)).map((feature) => feature.create(context));
+  const features: FeatureParts[] = enabledFeatures.map((feature) => feature.create(context));
   const { webIdTls } = security;
   composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
   const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
@@ -179,7 +191,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     ...(podHosts ? [podLabelCheck] : []),
     {
       created: async (podRoot) => {
-        await initPodQuota(platform.storage, podRoot, config.defaultQuota);
+        await initPodQuota(platform.storage, podRoot, config.defaultQuota, quotaScope.outsideOf(podRoot));
         podFanOut?.send(podRoot);
         // A new pod is a new member of the root container: features hear of it as of any other write.
         published([{ path: podRoot, kind: 'create' }]);
@@ -190,6 +202,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   ]);
   const urlOf = (localIri: string, seenFrom: URL) => publicUrlOf(config, localIri, seenFrom);
   const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, urlOf, now, log };
+  const rootPodQuota = { limit: config.defaultQuota, outside: quotaScope.outsideOf('/') };
   podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
   app.post('/.pods', async (c, next) => {
     // On a pod's host, /.pods is a path in that pod: pods are created on the base domain.
@@ -205,7 +218,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const init = () =>
     (started ??= (async () => {
       // After an unclean stop, writes may have landed without their count: recount before anything writes.
-      if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, log);
+      if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, quotaScope, log);
       await security.init();
       await changeFanOut?.init();
       await podFanOut?.init();
@@ -215,7 +228,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       throw error;
     })).then(async () => {
       if (!config.singleUser) return;
-      singleUserPod ??= ensureSingleUserPod({ ...podDeps, hooks: podHooks }, config.singleUserName).catch((error: unknown) => {
+      singleUserPod ??= ensureSingleUserPod({ ...podDeps, hooks: podHooks, rootPodQuota }, config.singleUserName).catch((error: unknown) => {
         singleUserPod = null;
         throw error;
       });

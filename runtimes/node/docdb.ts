@@ -146,6 +146,12 @@ export async function openMongoDocumentStore(url: string, database: string): Pro
         }
         return members;
       }),
+    usage: (container) =>
+      guarded(`measuring ${container}`, async () => {
+        // One range of the _id index; the database adds the sizes up.
+        const [sum] = await documents.aggregate<{ total: number }>([{ $match: { _id: { $regex: '^' + escapeRegex(container) } } }, { $group: { _id: null, total: { $sum: '$size' } } }]).toArray();
+        return sum?.total ?? 0;
+      }),
     ping: () => guarded('connecting', async () => void (await client.db(database).command({ ping: 1 }))),
     close: async () => {
       await reconnecting;

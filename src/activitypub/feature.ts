@@ -36,7 +36,7 @@ function withActivityAccept(request: Request): Request {
 export const activitypubFeature: Feature = {
   name: 'activitypub',
   enabled: (config) => config.activitypub,
-  create({ config, platform, authenticate, now, log, publish, social }) {
+  create({ config, platform, authenticate, now, log, publish, social, quotas }) {
     if (!config.singleUser || config.singleUserName !== '') {
       throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');
     }
@@ -55,8 +55,19 @@ export const activitypubFeature: Feature = {
         })
         .then(asProblem);
     const withinRateLimits = inboxRateLimits(config, platform.sharedState ? new SharedCounterStore(platform.sharedState) : new MemoryCounterStore(), now);
-    /** An activity POSTed to an inbox: within the inbox's rate limits and body limit, then fedify's. */
-    const inbox = (request: Request) => withinRateLimits(request, async () => federated(await withLimitedBody(request, config.apInboxMaxBodySize)));
+    /**
+     * Activities are kept in the pod at `/`, under its quota: a pod that cannot take the body is answered 507
+     * (senders retry a 5xx later), so nothing past the quota is accepted and then dropped.
+     */
+    const withRoomInThePod = async (request: Request): Promise<Request> => {
+      const declared = Number(request.headers.get('content-length'));
+      // The body is in memory already (within the inbox's body limit): its size, when no length was declared.
+      const size = Number.isSafeInteger(declared) && declared > 0 ? declared : (await request.clone().arrayBuffer()).byteLength;
+      await quotas.ensureRoom('/', Math.max(1, size));
+      return request;
+    };
+    /** An activity POSTed to an inbox: within the inbox's rate limits, body limit and the pod's quota, then fedify's. */
+    const inbox = (request: Request) => withinRateLimits(request, async () => federated(await withRoomInThePod(await withLimitedBody(request, config.apInboxMaxBodySize))));
     const ownerWebId = (request: Request) => new URL(request.url).origin + ROOT_POD_WEBID_PATH;
     /** A stored outbox activity or its Note, by the name in their ids. */
     const outboxObject = async (request: Request, name: string, part: 'activity' | 'note') => {

@@ -7,7 +7,6 @@ import type { Context, Hono } from 'hono';
 import { ConfigError } from '../config/resolve.ts';
 import type { Feature } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
-import { DocumentQuota } from './quota.ts';
 import { docdbRequestHandler } from './routes.ts';
 import { DocumentStoreUnavailable } from './store.ts';
 import { docdbTargetOf } from './target.ts';
@@ -25,8 +24,7 @@ export const docdbFeature: Feature = {
         `--docdb needs a document database driver, which the ${context.platform.runtime} runtime does not load: run the server on Node (\`svc start --docdb\`), which connects to MongoDB.`,
       );
     }
-    const quota = new DocumentQuota(context.platform.storage, context.log);
-    const serve = docdbRequestHandler(context, store, quota);
+    const serve = docdbRequestHandler(context, store);
     let unreachable = false;
     return {
       async init() {
@@ -44,7 +42,7 @@ export const docdbFeature: Feature = {
         app.all('/db/*', async (c: Context, next) => {
           // CORS preflights are answered as for every other path.
           if (c.req.method === 'OPTIONS') return next();
-          const target = docdbTargetOf(new URL(c.req.url).pathname);
+          const target = docdbTargetOf(new URL(c.req.url).pathname, context.quotas.scope);
           if (!target) return next();
           try {
             const response = await serve(c.req.raw, target);

@@ -9,7 +9,6 @@ import { KeyedLock } from '../storage/keyed-lock.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
-import type { DocumentQuota } from './quota.ts';
 import type { DocumentStore, StoredDocument } from './store.ts';
 import type { DocdbTarget } from './target.ts';
 
@@ -41,8 +40,8 @@ function relativeMember(container: string, member: string): string {
 }
 
 /** Answers `/db/<user>/...` requests: `target` is already parsed; database outages reject with DocumentStoreUnavailable. */
-export function docdbRequestHandler(context: FeatureContext, store: DocumentStore, quota: DocumentQuota) {
-  const { config, access, platform } = context;
+export function docdbRequestHandler(context: FeatureContext, store: DocumentStore) {
+  const { config, access, platform, quotas } = context;
   // Writes of one pod run one at a time in this process: a quota check and the write it allows never interleave.
   const podWrites = new KeyedLock();
 
@@ -101,14 +100,15 @@ export function docdbRequestHandler(context: FeatureContext, store: DocumentStor
     return decideAndWrite(target, async (current) => {
       if (!ifMatchHolds(request.headers.get('if-match'), current?.version ?? null)) throw preconditionFailed();
       if (!ifNoneMatchHolds(request.headers.get('if-none-match'), current?.version ?? null)) throw preconditionFailed();
-      const growth = size - (current?.size ?? 0);
-      await quota.check(target.podRoot, growth, size);
+      const previousSize = current?.size ?? 0;
       const next: StoredDocument = { id: target.id, body: text, version: crypto.randomUUID(), size, modified: context.now() };
-      const written = current ? await store.replace(next, current.version) : await store.create(next);
-      if (!written) return null;
-      await quota.count(target.podRoot, growth);
-      const headers = { ETag: formatEtag(next.version), ...(!current && { Location: request.url }) };
-      return new Response(null, { status: current ? 204 : 201, headers });
+      // The space is held in the pod's count while the database writes, and the change counted when it has.
+      return quotas.outside(target.podRoot, { size, previousSize }, async () => {
+        const written = current ? await store.replace(next, current.version) : await store.create(next);
+        if (!written) return null;
+        const headers = { ETag: formatEtag(next.version), ...(!current && { Location: request.url }) };
+        return { value: new Response(null, { status: current ? 204 : 201, headers }), change: size - previousSize };
+      });
     });
   };
 
@@ -116,9 +116,10 @@ export function docdbRequestHandler(context: FeatureContext, store: DocumentStor
     decideAndWrite(target, async (current) => {
       if (!current) throw notFound();
       if (!ifMatchHolds(request.headers.get('if-match'), current.version)) throw preconditionFailed();
-      if (!(await store.remove(target.id, current.version))) return null;
-      await quota.count(target.podRoot, -current.size);
-      return new Response(null, { status: 204 });
+      return quotas.outside(target.podRoot, { size: 0, previousSize: current.size }, async () => {
+        if (!(await store.remove(target.id, current.version))) return null;
+        return { value: new Response(null, { status: 204 }), change: -current.size };
+      });
     });
 
   return async (request: Request, target: DocdbTarget): Promise<Response> => {

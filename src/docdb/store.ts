@@ -36,6 +36,8 @@ export interface DocumentStore {
   remove(id: string, expectedVersion: string): Promise<boolean>;
   /** Direct members of a container path (ending in `/`), found through the index on the ids. */
   members(container: string): Promise<DocumentMembers>;
+  /** Bytes of all documents under a container path (ending in `/`): what they count against the pod (`svc quota reconcile`). */
+  usage(container: string): Promise<number>;
   /** Resolves once the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

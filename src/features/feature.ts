@@ -13,6 +13,7 @@ import type { Change } from '../ldp/context.ts';
 import type { UpgradeAnswer } from '../notifications/socket.ts';
 import type { Platform } from '../platform.ts';
 import type { PodCreationHooks } from '../pods/create.ts';
+import type { PodQuotas } from '../quota/pod-quotas.ts';
 import type { AccessControl } from '../wac/access-control.ts';
 import type { WebfingerLinks } from '../webfinger/webfinger.ts';
 
@@ -31,6 +32,8 @@ export interface FeatureContext {
   log(line: string): void;
   /** Announces changes made outside the LDP handlers (a git push) to every feature's `afterWrite`. */
   publish(changes: readonly Change[]): void;
+  /** The pods' quotas, for what is stored outside the counted storage (documents) or behind its back (git). */
+  readonly quotas: PodQuotas;
   /** The owner's ActivityPub API, filled by the ActivityPub feature when it is on (the Mastodon API reads it). */
   readonly social: SocialRegistry;
   /** Where the identity provider ends its own tokens early (every verifier of the server's tokens asks it). */
@@ -68,5 +71,10 @@ export interface Feature {
   /** Short name for messages (`notifications`, `idp`). */
   readonly name: string;
   enabled(config: Config): boolean;
+  /**
+   * Containers under `/.server/` the feature fills for the owner of a single-user server (the relay's
+   * archive): they count against that pod's quota. Asked before any feature is created.
+   */
+  chargedToSinglePod?(config: Config): readonly string[];
   create(context: FeatureContext): FeatureParts;
 }

@@ -11,7 +11,6 @@ import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
 import { podHostsOf, publicUrlOf } from '../pods/subdomains.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
-import { podRootOfPath, readQuotaRecord, reconcilePodUsage } from '../quota/record.ts';
 import type { GitBackend, GitServiceAnswer } from './backend.ts';
 import { withGitCredentials } from './credentials.ts';
 import { gitTargetOf, type GitTarget } from './target.ts';
@@ -62,8 +61,9 @@ export const gitFeature: Feature = {
 };
 
 function gitRequestHandler(context: FeatureContext, git: GitBackend) {
-  const { config, access, platform } = context;
+  const { config, access, platform, quotas } = context;
   const storage = platform.storage;
+  const podOf = (repository: string) => quotas.scope.podOf(repository);
 
   /** A push may create a repository in a missing or empty container only: anything else there stays untouched. */
   const refuseIfOccupied = async (repository: string): Promise<void> => {
@@ -101,21 +101,18 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
     storage.forgetCached?.(repository);
     const published = [...(created ?? []), ...changed.map((change) => ({ path: repository + change.path, kind: change.kind }))];
     if (published.length > 0) context.publish(published);
-    const podRoot = podRootOfPath(repository);
-    if (podRoot) await reconcilePodUsage(storage, podRoot);
+    const podRoot = podOf(repository);
+    if (podRoot) await quotas.recount(podRoot);
   };
 
   const quotaAvailable = async (repository: string): Promise<number | undefined> => {
-    const podRoot = podRootOfPath(repository);
-    // An unreadable record limits nothing, as for every other write (see withQuotas).
-    const stored = podRoot ? await readQuotaRecord(storage, podRoot).catch(() => null) : null;
-    if (!stored || stored.record.limit === 0) return undefined;
-    return Math.max(0, stored.record.limit - stored.record.used);
+    const podRoot = podOf(repository);
+    return (podRoot ? await quotas.free(podRoot) : null) ?? undefined;
   };
 
   return async (request: Request, target: GitTarget): Promise<Response> => {
     const { repository, service, advertisement } = target;
-    if (podRootOfPath(repository) === null || isServerPrivatePath(repository)) throw notARepository();
+    if (podOf(repository) === null || isServerPrivatePath(repository)) throw notARepository();
     const push = service === 'git-receive-pack';
     if (push && config.readOnly) {
       throw new HttpProblem(403, 'This server is read-only (--read-only): pushes are refused; clone and fetch still work.', { type: 'read-only' });

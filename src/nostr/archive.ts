@@ -1,7 +1,8 @@
 /**
  * With --nostr-persist: each stored event is one small JSON file under `/.server/nostr/events/` in the
- * resource storage (never served over HTTP, not counted in any quota), so the relay reads its events back
- * after a restart. One file per event keeps each publish, eviction and deletion a single write.
+ * resource storage (never served over HTTP; on a single-user server counted in the pod's quota, see
+ * QuotaScope), so the relay reads its events back after a restart. One file per event keeps each publish,
+ * eviction and deletion a single write.
  */
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import { isStorageError, type StorageDriver } from '../storage/types.ts';
@@ -18,7 +19,11 @@ interface ArchivedEvent {
 
 const pathOf = (id: string) => `${ARCHIVE_CONTAINER}${id}.json`;
 
-export function storageArchive(storage: StorageDriver, log: (line: string) => void): EventArchive {
+/**
+ * `room`: throws when the storage cannot take that many more bytes (the quota of the pod the archive counts
+ * against); absent where nothing limits it.
+ */
+export function storageArchive(storage: StorageDriver, log: (line: string) => void, room?: (bytes: number) => Promise<void>): EventArchive {
   // Operations on one event run in the order asked (a save, then the eviction that follows it).
   const lock = new KeyedLock();
   let received = 0;
@@ -52,6 +57,9 @@ export function storageArchive(storage: StorageDriver, log: (line: string) => vo
       received = records.at(-1)?.received ?? 0;
       return records.map((record) => record.event);
     },
+    ...(room && {
+      admit: (event: NostrEvent) => room(new TextEncoder().encode(JSON.stringify({ received: received + 1, event })).byteLength),
+    }),
     save(event) {
       const record: ArchivedEvent = { received: ++received, event };
       return lock.run(event.id, async () => {

@@ -5,12 +5,14 @@
 import { ConfigError } from '../config/resolve.ts';
 import type { Feature } from '../features/feature.ts';
 import { isServerPrivatePath } from '../ldp/auxiliary.ts';
-import { storageArchive } from './archive.ts';
+import { ARCHIVE_CONTAINER, storageArchive } from './archive.ts';
 import { relayInformation, relayInformationResponse } from './info.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './limits.ts';
 import { Relay } from './relay.ts';
 import type { NostrEvent } from './event.ts';
 import { fanOut } from '../cluster/fan-out.ts';
+import { HttpProblem } from '../http/problem.ts';
+import type { PodQuotas } from '../quota/pod-quotas.ts';
 
 /** Plain segments only: the path is matched exactly, for WebSocket upgrades and for the NIP-11 document. */
 const RELAY_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -21,10 +23,26 @@ function checkRelayPath(path: string): void {
   }
 }
 
+/** The quota check of the archive: the pod it counts against must have room for an event's record. */
+function archiveRoom(quotas: PodQuotas): ((bytes: number) => Promise<void>) | undefined {
+  const podRoot = quotas.scope.podOf(ARCHIVE_CONTAINER);
+  if (!podRoot) return undefined;
+  return async (bytes) => {
+    try {
+      await quotas.ensureRoom(podRoot, bytes);
+    } catch (error) {
+      if (error instanceof HttpProblem && error.status === 507) throw new Error("the pod's storage quota is full");
+      throw error;
+    }
+  };
+}
+
 export const nostrFeature: Feature = {
   name: 'nostr',
   enabled: (config) => config.nostr,
-  create({ config, platform, now, log }) {
+  // The owner's relay on a single-user server: the events it keeps count against the pod.
+  chargedToSinglePod: (config) => (config.nostrPersist ? [ARCHIVE_CONTAINER] : []),
+  create({ config, platform, quotas, now, log }) {
     const path = config.nostrPath;
     checkRelayPath(path);
     const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: config.rateLimit ? config.rateLimitNostr : 0 };
@@ -34,7 +52,7 @@ export const nostrFeature: Feature = {
       maxEvents: config.nostrMaxEvents,
       now,
       log,
-      ...(config.nostrPersist && { archive: storageArchive(platform.storage, log) }),
+      ...(config.nostrPersist && { archive: storageArchive(platform.storage, log, archiveRoom(quotas)) }),
       ...(peers && { announce: (event: NostrEvent) => peers.send(event) }),
     });
     const information = relayInformation(limits, config.nostrMaxEvents, config.nostrPersist);

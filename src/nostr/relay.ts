@@ -9,6 +9,8 @@ import { EventStore } from './store.ts';
 /** Where stored events outlive the process (with --nostr-persist); `load` gives them in the order received. */
 export interface EventArchive {
   load(): Promise<NostrEvent[]>;
+  /** Throws, with the reason in its message, when the event cannot be kept (the pod's quota has no room for it). */
+  admit?(event: NostrEvent): Promise<void>;
   save(event: NostrEvent): Promise<void>;
   remove(id: string): Promise<void>;
 }
@@ -81,8 +83,19 @@ export class Relay {
       if (!fromPeer) this.#deps.announce?.(event);
       return accepted();
     }
-    if (this.store.get(event.id)) return accepted('duplicate: already have this event');
-    if (this.#deletedByAuthor(event)) return refused('blocked: its author has asked for this event to be deleted (NIP-09)');
+    const known = this.#known(event);
+    if (known) return known;
+    const admit = fromPeer ? undefined : this.#deps.archive?.admit;
+    if (admit) {
+      // Refused before anything changes, so a full pod neither stores nor relays it.
+      try {
+        await admit(event);
+      } catch (error) {
+        return refused(`error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const knownMeanwhile = this.#known(event);
+      if (knownMeanwhile) return knownMeanwhile;
+    }
 
     const removed: NostrEvent[] = [];
     const address = addressOf(event);
@@ -107,6 +120,13 @@ export class Relay {
       this.#deps.log(`nostr: could not archive event ${event.id}: ${error instanceof Error ? error.message : String(error)}`);
       return refused('error: the event could not be stored');
     }
+  }
+
+  /** The answer to an event already stored, or deleted by its author; undefined for one that is new. */
+  #known(event: NostrEvent): OkAnswer | undefined {
+    if (this.store.get(event.id)) return accepted('duplicate: already have this event');
+    if (this.#deletedByAuthor(event)) return refused('blocked: its author has asked for this event to be deleted (NIP-09)');
+    return undefined;
   }
 
   #broadcast(event: NostrEvent): void {

@@ -3,6 +3,7 @@ import type { Config } from '../config/options.ts';
 import { ConfigError } from '../config/resolve.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { initPodQuota, quotaPathOf } from '../quota/record.ts';
 import { LOCAL_ORIGIN } from '../wac/local-iri.ts';
 import { ROOT_ACL } from '../wac/root-acl.ts';
 import { podCreationHandler, type PodCreationDeps, type PodCreationHooks } from './create.ts';
@@ -35,6 +36,8 @@ export function registrationClosed(): HttpProblem {
 export interface SingleUserDeps extends Omit<PodCreationDeps, 'readOnly' | 'hooks'> {
   /** What features add to pod creation (profile properties, the quota record); admission does not apply. */
   hooks: Omit<PodCreationHooks, 'admit'>;
+  /** The quota record the pod at `/` gets (`--default-quota`), and the containers outside it that it counts. */
+  rootPodQuota: { limit: number; outside: readonly string[] };
 }
 
 /** The owner's WebID as a record keeps it: bearer tokens only carry its path to the origin of each request. */
@@ -104,7 +107,16 @@ export function rootPodFiles(extras: ProfileExtras = {}): PodFile[] {
 async function ensureRootPod(deps: SingleUserDeps): Promise<SingleUserPod> {
   const pod = { name: '', podPath: '/', webIdPath: ROOT_POD_WEBID_PATH };
   const { storage } = deps;
-  if (await storage.head(ROOT_POD_RECORD)) return { ...pod, token: null };
+  const { limit, outside } = deps.rootPodQuota;
+  if (await storage.head(ROOT_POD_RECORD)) {
+    // Made before the pod at / had a quota: it gets one now, like any pod.
+    if (!(await storage.head(quotaPathOf('/')))) {
+      const record = await initPodQuota(storage, '/', limit, outside);
+      const over = record.limit > 0 && record.used > record.limit ? `; it is over the limit, so writes that grow it get 507 until \`svc quota set / <size>\` raises it` : '';
+      deps.log(`quota: the pod at / had no quota record; it now has one: ${record.used} bytes used of ${record.limit === 0 ? 'unlimited' : `${record.limit} bytes`} (--default-quota)${over}.`);
+    }
+    return { ...pod, token: null };
+  }
   const rootAcl = await storage.get('/.acl');
   const rootAclText = rootAcl ? await new Response(rootAcl.body).text() : null;
   if (rootAclText !== null && rootAclText !== ROOT_ACL) {
@@ -122,6 +134,8 @@ async function ensureRootPod(deps: SingleUserDeps): Promise<SingleUserPod> {
       if (replacing) aclReplaced = true;
       else written.push(...result.createdContainers, result.meta.path);
     }
+    await initPodQuota(storage, '/', limit, outside);
+    written.push(quotaPathOf('/'));
     const record: PodRecord = { name: '', webId: localWebId(ROOT_POD_WEBID_PATH), created: new Date(deps.now()).toISOString() };
     if (!(await storage.put(ROOT_POD_RECORD, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' }))) {
       throw new ConfigError(`${ROOT_POD_RECORD} appeared while the pod at / was being created; start again.`);

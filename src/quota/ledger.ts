@@ -11,6 +11,8 @@ import { quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from '.
 export interface Ledger {
   limit: number;
   used: number;
+  /** The part of `used` kept outside the resource storage (see QuotaRecord.documents). */
+  documents: number;
   /** Bytes promised to writes in flight, so concurrent writes cannot pass the limit together. */
   reserved: number;
   /** ETag of the record as last read or written here; a different one means someone else (the CLI) wrote it. */
@@ -32,15 +34,18 @@ export class Reservation {
   private held = 0;
   private readonly ledger: Ledger;
   private readonly previousSize: number;
+  private readonly alongside: number;
 
-  constructor(ledger: Ledger, previousSize: number) {
+  /** `alongside`: bytes the write adds besides its body (the containers it makes on the way). */
+  constructor(ledger: Ledger, previousSize: number, alongside = 0) {
     this.ledger = ledger;
     this.previousSize = previousSize;
+    this.alongside = alongside;
   }
 
   /** Grows the reservation to a new total body size; throws the 507 problem when the limit would be passed. */
   grow(totalSize: number, complete: boolean): void {
-    const growth = Math.max(0, totalSize - this.previousSize);
+    const growth = Math.max(0, totalSize - this.previousSize) + this.alongside;
     if (growth <= this.held) return;
     const more = growth - this.held;
     const { ledger } = this;
@@ -110,22 +115,28 @@ export class QuotaLedgers {
         // committed write already is: it is the truth. The same used (`svc quota set`) leaves this process's
         // changes not yet saved on top. Updated in place: writes in flight hold this object and commit into it.
         const used = stored.record.used === ledger.persistedUsed ? ledger.used : stored.record.used;
-        Object.assign(ledger, { limit: stored.record.limit, used, etag: stored.etag, persistedUsed: stored.record.used });
+        const documents = stored.record.used === ledger.persistedUsed ? ledger.documents : (stored.record.documents ?? 0);
+        Object.assign(ledger, { limit: stored.record.limit, used, documents, etag: stored.etag, persistedUsed: stored.record.used });
         if (used === stored.record.used) ledger.persistedVersion = ledger.version;
         return ledger;
       }
-      const fresh: Ledger = { ...stored.record, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0, persistedUsed: stored.record.used };
+      const fresh: Ledger = { limit: stored.record.limit, used: stored.record.used, documents: stored.record.documents ?? 0, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0, persistedUsed: stored.record.used };
       this.#ledgers.set(podRoot, fresh);
       return fresh;
     });
   }
 
-  /** Counts a write's change in size; saved before it resolves, or by the next checkpoint. */
-  commit(podRoot: string, ledger: Ledger, change: number): Promise<void> {
+  /**
+   * Counts a write's change in size (`documents`: of which outside the resource storage); saved before it
+   * resolves, or by the next checkpoint. Changes outside the storage are always saved before: the recount
+   * after an unclean stop cannot measure them.
+   */
+  commit(podRoot: string, ledger: Ledger, change: number, documents = 0): Promise<void> {
     if (change === 0) return Promise.resolve();
     ledger.used = Math.max(0, ledger.used + change);
+    ledger.documents = Math.max(0, ledger.documents + documents);
     ledger.version += 1;
-    if (!this.#options.checkpoint) return this.#persist(podRoot, ledger);
+    if (!this.#options.checkpoint || documents !== 0) return this.#persist(podRoot, ledger);
     if (!this.#pending.has(podRoot)) {
       const timer = setTimeout(() => {
         this.#pending.delete(podRoot);
@@ -136,6 +147,17 @@ export class QuotaLedgers {
       this.#pending.set(podRoot, timer);
     }
     return Promise.resolve();
+  }
+
+  /**
+   * Sets `used` to what `measure` finds in the storage (files changed behind the driver: a git push), with the
+   * documents counted outside it on top, and saves it.
+   */
+  async recount(podRoot: string, ledger: Ledger, measure: () => Promise<number>): Promise<void> {
+    const measured = await measure();
+    ledger.used = measured + ledger.documents;
+    ledger.version += 1;
+    await this.#persist(podRoot, ledger);
   }
 
   /** Forgets a pod's ledger after its record was written through the driver (pod creation, `svc quota set`). */
@@ -170,6 +192,7 @@ export class QuotaLedgers {
           if (!stored) return void this.#ledgers.delete(podRoot);
           ledger.limit = stored.record.limit;
           ledger.used = Math.max(0, ledger.used + stored.record.used - ledger.persistedUsed);
+          if (stored.record.used !== ledger.persistedUsed) ledger.documents = stored.record.documents ?? 0;
           writtenUsed = ledger.used;
           etag = await writeQuotaRecord(storage, podRoot, ledger, stored.etag);
           // Rewritten once more in between: the next write's load() reads it afresh.

@@ -1,12 +1,24 @@
 import { HttpProblem } from '../http/problem.ts';
 import { QUOTA_FILE } from '../storage/reserved-names.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { isStorageError, type StorageDriver } from '../storage/types.ts';
+import type { QuotaScope } from './scope.ts';
 
 /** The quota record at a pod root: `limit` and `used` in bytes; a limit of 0 means unlimited. */
 export interface QuotaRecord {
   limit: number;
   used: number;
+  /**
+   * The part of `used` kept outside the resource storage (documents under `/db/`), which a recount of the
+   * pod's files cannot see and so keeps as it is. Absent: none.
+   */
+  documents?: number;
 }
+
+/**
+ * What a container counts: the block a directory takes on the usual file systems. Containers are counted, so
+ * a pod cannot grow by empty folders.
+ */
+export const CONTAINER_BYTES = 4096;
 
 export function quotaPathOf(podRoot: string): string {
   return podRoot + QUOTA_FILE;
@@ -39,10 +51,10 @@ export function parseQuotaRecord(text: string, where: string): QuotaRecord {
     throw new Error(`${where} is not valid JSON: ${(error as Error).message}`);
   }
   const record = value as Partial<QuotaRecord> | null;
-  if (!record || !isByteCount(record.limit) || !isByteCount(record.used)) {
+  if (!record || !isByteCount(record.limit) || !isByteCount(record.used) || (record.documents !== undefined && !isByteCount(record.documents))) {
     throw new Error(`${where} must be {"limit": <bytes>, "used": <bytes>} with whole, non-negative numbers`);
   }
-  return { limit: record.limit, used: record.used };
+  return { limit: record.limit, used: record.used, ...(record.documents ? { documents: record.documents } : {}) };
 }
 
 /** Reads a pod's quota record with the ETag it had; null when the pod has none. */
@@ -55,41 +67,75 @@ export async function readQuotaRecord(storage: StorageDriver, podRoot: string): 
 
 /** Replaces the record in one atomic driver write; returns the new ETag, or null when `ifMatch` no longer held. */
 export async function writeQuotaRecord(storage: StorageDriver, podRoot: string, record: QuotaRecord, ifMatch?: string): Promise<string | null> {
-  const body = JSON.stringify({ limit: record.limit, used: record.used });
+  const body = JSON.stringify({ limit: record.limit, used: record.used, ...(record.documents ? { documents: record.documents } : {}) });
   const result = await storage.put(quotaPathOf(podRoot), body, { contentType: 'application/json', ...(ifMatch !== undefined && { ifMatch }) });
   return result ? result.meta.etag : null;
 }
 
 /**
- * What a pod really uses: the sizes of all resources under it, without the quota record. Driver sidecars
- * (content types the file name cannot tell) are metadata and not counted; `usage` leaves them out.
+ * What a pod's resources take in the resource storage: the sizes of all resources under it (ACLs included,
+ * the quota record not) and CONTAINER_BYTES for each container below its root, plus the same for the
+ * containers in `outside` (see QuotaScope). The pod at `/` leaves out the server's own `/.server/`. Driver
+ * sidecars are not counted: the content types they keep are capped (MAX_CONTENT_TYPE_LENGTH).
  */
-export async function measurePodUsage(storage: StorageDriver, podRoot: string): Promise<number> {
-  const total = await storage.usage(podRoot);
-  const record = await storage.head(quotaPathOf(podRoot));
-  return total - (record?.size ?? 0);
+export async function measurePodUsage(storage: StorageDriver, podRoot: string, outside: readonly string[] = []): Promise<number> {
+  let total = 0;
+  const skipped = new Set([quotaPathOf(podRoot), ...(podRoot === '/' ? ['/.server/'] : [])]);
+  const walk = async (container: string): Promise<void> => {
+    const subContainers: string[] = [];
+    try {
+      for await (const member of storage.list(container)) {
+        if (skipped.has(member.path)) continue;
+        if (member.isContainer) subContainers.push(member.path);
+        else total += member.size;
+      }
+    } catch (error) {
+      if (isStorageError(error, 'NotFound')) return;
+      throw error;
+    }
+    total += subContainers.length * CONTAINER_BYTES;
+    for (const sub of subContainers) await walk(sub);
+  };
+  await walk(podRoot);
+  for (const container of outside) {
+    if (!(await storage.head(container))) continue;
+    total += CONTAINER_BYTES;
+    await walk(container);
+  }
+  return total;
+}
+
+/** `used` measured again: the pod's resources as they are, and the documents the record counts outside them. */
+export async function recountedUsage(storage: StorageDriver, podRoot: string, record: QuotaRecord, outside: readonly string[] = []): Promise<QuotaRecord> {
+  const documents = record.documents ?? 0;
+  return { limit: record.limit, used: (await measurePodUsage(storage, podRoot, outside)) + documents, ...(documents ? { documents } : {}) };
+}
+
+/** The pods with a record: the pod at `/` and the top-level containers. */
+async function podsWithRecords(storage: StorageDriver): Promise<string[]> {
+  const pods = (await storage.head(quotaPathOf('/'))) ? ['/'] : [];
+  for await (const member of storage.list('/')) if (member.isContainer && member.path !== '/.server/' && (await storage.head(quotaPathOf(member.path)))) pods.push(member.path);
+  return pods;
 }
 
 /**
- * Recounts the record of every pod (a top-level container with a record) from what is stored: after a crash,
- * writes may have landed without their count. A record that cannot be read is left for `svc quota` to fix.
+ * Recounts the record of every pod from what is stored: after a crash, writes may have landed without their
+ * count. A record that cannot be read is left for `svc quota` to fix.
  */
-export async function reconcileAllPods(storage: StorageDriver, log: (line: string) => void): Promise<void> {
-  const pods: string[] = [];
-  for await (const member of storage.list('/')) if (member.isContainer) pods.push(member.path);
-  for (const podRoot of pods) {
+export async function reconcileAllPods(storage: StorageDriver, scope: QuotaScope, log: (line: string) => void): Promise<void> {
+  for (const podRoot of await podsWithRecords(storage)) {
     const stored = await readQuotaRecord(storage, podRoot).catch(() => null);
     if (!stored) continue;
-    const used = await measurePodUsage(storage, podRoot);
-    if (used === stored.record.used) continue;
-    await writeQuotaRecord(storage, podRoot, { limit: stored.record.limit, used }, stored.etag);
-    log(`quota: ${podRoot} recounted after an unclean stop: ${stored.record.used} -> ${used} bytes used.`);
+    const recounted = await recountedUsage(storage, podRoot, stored.record, scope.outsideOf(podRoot));
+    if (recounted.used === stored.record.used) continue;
+    await writeQuotaRecord(storage, podRoot, recounted, stored.etag);
+    log(`quota: ${podRoot} recounted after an unclean stop: ${stored.record.used} -> ${recounted.used} bytes used.`);
   }
 }
 
 /** Writes the record of a new pod; the pod's skeleton, already written, counts as used. */
-export async function initPodQuota(storage: StorageDriver, podRoot: string, limit: number): Promise<QuotaRecord> {
-  const record = { limit, used: await measurePodUsage(storage, podRoot) };
+export async function initPodQuota(storage: StorageDriver, podRoot: string, limit: number, outside: readonly string[] = []): Promise<QuotaRecord> {
+  const record = { limit, used: await measurePodUsage(storage, podRoot, outside) };
   await writeQuotaRecord(storage, podRoot, record);
   return record;
 }
@@ -101,18 +147,4 @@ export function quotaExceeded(record: QuotaRecord, requested: number, complete: 
     type: 'quota-exceeded',
     extra: { used: record.used, limit: record.limit, requestSize: requested },
   });
-}
-
-/**
- * Sets a pod's `used` to what it really uses, after files changed outside the storage driver (a git push).
- * Saved with If-Match, so a limit set meanwhile is kept; a pod without a readable record is left alone.
- */
-export async function reconcilePodUsage(storage: StorageDriver, podRoot: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const stored = await readQuotaRecord(storage, podRoot);
-    if (!stored) return;
-    const used = await measurePodUsage(storage, podRoot);
-    if (used === stored.record.used) return;
-    if ((await writeQuotaRecord(storage, podRoot, { limit: stored.record.limit, used }, stored.etag)) !== null) return;
-  }
 }

@@ -4,8 +4,8 @@ import { KeyedLock } from '../storage/keyed-lock.ts';
 import { wrapWrites } from '../storage/wrap.ts';
 import { countedBody } from './counted-body.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
-import { isQuotaPath, measurePodUsage, podRootOfPath, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
-import type { QuotaOptions } from './with-quotas.ts';
+import { containerBytes, containersToMake, countedPodOf, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
+import { measurePodUsage, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
 
 /** Holding the record's shared lock longer than this (a dead instance) no longer keeps others from saving it. */
 const RECORD_LOCK_MS = 30_000;
@@ -13,12 +13,12 @@ const RECORD_LOCK_MS = 30_000;
 
 /**
  * The counts of one pod in the shared state: `used` (bytes stored) and `claimed` (used plus what writes in
- * flight on any instance hold), `etag` of the record as an instance last saved it, and `saved`, the
- * `used` it saved then.
+ * flight on any instance hold), `documents` (the part of used kept outside the resource storage), `etag`
+ * of the record as an instance last saved it, and `saved`, the `used` it saved then.
  */
 function keysOf(podRoot: string) {
   const base = `quota:${podRoot}`;
-  return { used: `${base}:used`, claimed: `${base}:claimed`, etag: `${base}:etag`, saved: `${base}:saved` };
+  return { used: `${base}:used`, claimed: `${base}:claimed`, documents: `${base}:documents`, etag: `${base}:etag`, saved: `${base}:saved` };
 }
 
 const count = (text: string | null) => Number(text ?? 0);
@@ -31,7 +31,8 @@ const count = (text: string | null) => Number(text ?? 0);
  * ends equal to the shared count. When the shared state has no count for a pod (first use, or Redis lost
  * its data) the pod is measured from its files, under that lock, before it is counted again.
  */
-export function withSharedQuotas(inner: StorageDriver, shared: SharedState, options: QuotaOptions): StorageDriver {
+export function withSharedQuotas(inner: StorageDriver, shared: SharedState, options: QuotaOptions): CountedStorage {
+  const { scope } = options;
   /** The limit of each pod's record by the record's ETag, so an unchanged record is not read again. */
   const limits = new Map<string, { etag: string; limit: number }>();
   const unreadable = new Map<string, string>();
@@ -68,11 +69,13 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
     await withSharedLock(shared, `quota:${podRoot}`, RECORD_LOCK_MS, async () => {
       const recount = missed.has(podRoot);
       if (!recount && (await shared.get(keys.etag)) !== null) return;
-      const used = await measurePodUsage(inner, podRoot);
+      const documents = (await readQuotaRecord(inner, podRoot).catch(() => null))?.record.documents ?? 0;
+      const used = (await measurePodUsage(inner, podRoot, scope.outsideOf(podRoot))) + documents;
       const inFlight = recount ? count(await shared.get(keys.claimed)) - count(await shared.get(keys.used)) : 0;
       await shared.set(keys.used, String(used));
       await shared.set(keys.claimed, String(used + Math.max(0, inFlight)));
       await shared.set(keys.saved, String(used));
+      await shared.set(keys.documents, String(documents));
       const record = await inner.head(quotaPathOf(podRoot));
       await shared.set(keys.etag, record?.etag ?? '');
       missed.delete(podRoot);
@@ -97,9 +100,11 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
           const change = stored.record.used - count(await shared.get(keys.saved));
           await shared.add(keys.used, change);
           await shared.add(keys.claimed, change);
+          if (change !== 0) await shared.set(keys.documents, String(stored.record.documents ?? 0));
         }
         const used = Math.max(0, count(await shared.get(keys.used)));
-        const etag = await writeQuotaRecord(inner, podRoot, { limit: stored.record.limit, used }, stored.etag);
+        const documents = Math.max(0, count(await shared.get(keys.documents)));
+        const etag = await writeQuotaRecord(inner, podRoot, { limit: stored.record.limit, used, documents }, stored.etag);
         if (etag === null) return;
         await shared.set(keys.etag, etag);
         await shared.set(keys.saved, String(used));
@@ -108,14 +113,13 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
     });
   }
 
-  const countedPod = (path: string): string | null => (isQuotaPath(path) ? null : podRootOfPath(path));
-
-  /** Counts a finished write; when the shared state cannot take it, the pod is measured again on next use. */
-  async function commit(podRoot: string, change: number, held: number): Promise<void> {
+  /** Counts a finished write (`documents`: of which outside the resource storage); when the shared state cannot take it, the pod is measured again on next use. */
+  async function commit(podRoot: string, change: number, held: number, documents = 0): Promise<void> {
     const keys = keysOf(podRoot);
     try {
       if (change !== 0) await shared.add(keys.used, change);
       if (change !== held) await shared.add(keys.claimed, change - held);
+      if (documents !== 0) await shared.add(keys.documents, documents);
       if (change !== 0) await save(podRoot);
     } catch (error) {
       missed.add(podRoot);
@@ -123,45 +127,130 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
     }
   }
 
-  return wrapWrites(inner, {
-    async put(path: string, body: PutBody, putOptions: PutOptions): Promise<PutResult | null> {
-      const podRoot = countedPod(path);
-      const limit = podRoot ? await limitOf(podRoot) : null;
-      if (!podRoot || limit === null) return inner.put(path, body, putOptions);
-      await ensureCounted(podRoot);
-      const keys = keysOf(podRoot);
-      const current = await inner.head(path);
-      const previousSize = current && !current.isContainer ? current.size : 0;
-      let held = 0;
-      /** Grows this write's claim to a new total body size; throws the 507 problem when the limit would be passed. */
-      const grow = async (totalSize: number, complete: boolean) => {
-        const growth = Math.max(0, totalSize - previousSize);
-        if (growth <= held) return;
-        const more = growth - held;
+  /**
+   * Claims space for a write: `grow(total)` raises the claim to what a body of `total` bytes replacing
+   * `previousSize` bytes adds, with `alongside` bytes on top (containers made on the way); 507 past the limit.
+   */
+  function claimFor(podRoot: string, limit: number, previousSize: number, alongside: number) {
+    const keys = keysOf(podRoot);
+    const claim = {
+      held: 0,
+      async grow(totalSize: number, complete: boolean) {
+        const growth = Math.max(0, totalSize - previousSize) + alongside;
+        if (growth <= claim.held) return;
+        const more = growth - claim.held;
         if ((await shared.add(keys.claimed, more, limit > 0 ? { max: limit } : {})) === null) {
           throw quotaExceeded({ limit, used: count(await shared.get(keys.used)) }, totalSize, complete);
         }
-        held = growth;
-      };
-      const guarded = await countedBody(body, grow);
+        claim.held = growth;
+      },
+      async giveBack() {
+        if (claim.held > 0) await shared.add(keys.claimed, -claim.held).catch(() => missed.add(podRoot));
+      },
+    };
+    return claim;
+  }
+
+  /** The pod a write counts against and its limit; null when the pod has no (readable) record. */
+  async function countedTarget(path: string): Promise<{ podRoot: string; limit: number } | null> {
+    const podRoot = countedPodOf(scope, path);
+    const limit = podRoot ? await limitOf(podRoot) : null;
+    if (!podRoot || limit === null) return null;
+    await ensureCounted(podRoot);
+    return { podRoot, limit };
+  }
+
+  const storage = wrapWrites(inner, {
+    async put(path: string, body: PutBody, putOptions: PutOptions): Promise<PutResult | null> {
+      const target = await countedTarget(path);
+      if (!target) return inner.put(path, body, putOptions);
+      const { podRoot, limit } = target;
+      const current = await inner.head(path);
+      const containers = current ? 0 : await containersToMake(inner, scope, podRoot, path);
+      const claim = claimFor(podRoot, limit, current && !current.isContainer ? current.size : 0, containers);
+      const guarded = await countedBody(body, (size, complete) => claim.grow(size, complete));
       let result: PutResult | null;
       try {
         result = await inner.put(path, guarded, putOptions);
       } catch (error) {
-        if (held > 0) await shared.add(keys.claimed, -held).catch(() => missed.add(podRoot));
+        await claim.giveBack();
         throw error;
       }
-      await commit(podRoot, result ? result.meta.size - result.previousSize : 0, held);
+      const change = result ? result.meta.size - result.previousSize + containerBytes(scope, podRoot, result.createdContainers) : 0;
+      await commit(podRoot, change, claim.held);
+      return result;
+    },
+
+    async createContainer(path: string): Promise<PutResult | null> {
+      const target = await countedTarget(path);
+      if (!target) return inner.createContainer(path);
+      const { podRoot, limit } = target;
+      const claim = claimFor(podRoot, limit, 0, await containersToMake(inner, scope, podRoot, path));
+      await claim.grow(0, true);
+      let result: PutResult | null;
+      try {
+        result = await inner.createContainer(path);
+      } catch (error) {
+        await claim.giveBack();
+        throw error;
+      }
+      await commit(podRoot, result ? containerBytes(scope, podRoot, [...result.createdContainers, path]) : 0, claim.held);
       return result;
     },
 
     async delete(path: string, deleteOptions?: DeleteOptions): Promise<ResourceMeta | null> {
-      const podRoot = countedPod(path);
-      const limit = podRoot ? await limitOf(podRoot) : null;
-      if (podRoot && limit !== null) await ensureCounted(podRoot);
+      const target = await countedTarget(path);
       const deleted = await inner.delete(path, deleteOptions);
-      if (podRoot && limit !== null && deleted && !deleted.isContainer) await commit(podRoot, -deleted.size, 0);
+      if (target && deleted) await commit(target.podRoot, deleted.isContainer ? -containerBytes(scope, target.podRoot, [path]) : -deleted.size, 0);
       return deleted;
     },
   });
+
+  return {
+    storage,
+    quotas: {
+      scope,
+      async free(podRoot) {
+        const limit = await limitOf(podRoot);
+        if (!limit) return null;
+        await ensureCounted(podRoot);
+        return Math.max(0, limit - count(await shared.get(keysOf(podRoot).claimed)));
+      },
+      async ensureRoom(podRoot, size) {
+        const limit = await limitOf(podRoot);
+        if (!limit) return;
+        await ensureCounted(podRoot);
+        const keys = keysOf(podRoot);
+        if (count(await shared.get(keys.claimed)) + size > limit) throw quotaExceeded({ limit, used: count(await shared.get(keys.used)) }, size, true);
+      },
+      async outside(podRoot, sizes, write) {
+        const limit = await limitOf(podRoot);
+        if (limit === null) return (await write())?.value ?? null;
+        await ensureCounted(podRoot);
+        const claim = claimFor(podRoot, limit, sizes.previousSize, 0);
+        await claim.grow(sizes.size, true);
+        let written: Awaited<ReturnType<typeof write>>;
+        try {
+          written = await write();
+        } catch (error) {
+          await claim.giveBack();
+          throw error;
+        }
+        await commit(podRoot, written?.change ?? 0, claim.held, written?.change ?? 0);
+        return written?.value ?? null;
+      },
+      async recount(podRoot) {
+        if ((await limitOf(podRoot)) === null) return;
+        await ensureCounted(podRoot);
+        const keys = keysOf(podRoot);
+        await withSharedLock(shared, `quota:${podRoot}`, RECORD_LOCK_MS, async () => {
+          const used = (await measurePodUsage(inner, podRoot, scope.outsideOf(podRoot))) + count(await shared.get(keys.documents));
+          const change = used - count(await shared.get(keys.used));
+          await shared.add(keys.used, change);
+          await shared.add(keys.claimed, change);
+        });
+        await save(podRoot);
+      },
+    },
+  };
 }

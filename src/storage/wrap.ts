@@ -4,6 +4,7 @@ import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, Stora
 export interface WriteOverrides {
   put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null>;
   delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null>;
+  createContainer?(path: string): Promise<PutResult | null>;
 }
 
 /** A driver that adds behaviour to the writes of `inner` (ACL checks, quotas) and forwards the rest. */
@@ -13,7 +14,7 @@ export function wrapWrites(inner: StorageDriver, writes: WriteOverrides): Storag
     capabilities: inner.capabilities,
     head: (path) => inner.head(path),
     get: (path, options) => inner.get(path, options),
-    createContainer: (path) => inner.createContainer(path),
+    createContainer: writes.createContainer ? (path) => writes.createContainer!(path) : (path) => inner.createContainer(path),
     list: (container) => inner.list(container),
     children: inner.children ? (container) => inner.children!(container) : undefined,
     usage: (prefix) => inner.usage(prefix),

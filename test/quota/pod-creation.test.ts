@@ -6,12 +6,12 @@ const createPod = (name: string) => ({ method: 'POST', body: JSON.stringify({ na
 
 describe('quota of a new pod', () => {
   it('gets --default-quota, counts the skeleton, and refuses writes past the limit with 507', async () => {
-    const { request, storage } = makeApp({ defaultQuota: '8KB' });
+    const { request, storage } = makeApp({ defaultQuota: '64KB' });
     const created = await request('/.pods', createPod('alice'));
     expect(created.status).toBe(201);
     const { token } = (await created.json()) as { token: string };
     const record = (await readQuotaRecord(storage, '/alice/'))!.record;
-    expect(record.limit).toBe(8192);
+    expect(record.limit).toBe(65536);
     expect(record.used).toBeGreaterThan(0);
     expect(record.used).toBe(await measurePodUsage(storage, '/alice/'));
 

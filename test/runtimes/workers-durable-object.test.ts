@@ -12,7 +12,7 @@ import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.t
 import { form, logIn, PASSWORD } from '../idp/support.ts';
 
 const BASE = 'http://pod.test';
-const QUOTA_BYTES = 30_000;
+const QUOTA_BYTES = 60_000;
 
 let bundle: WorkerBundle;
 

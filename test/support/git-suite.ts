@@ -83,7 +83,7 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
     beforeAll(async () => {
       scratch = await mkdtemp(join(tmpdir(), 'svc-git-e2e-'));
       await mkdir(join(scratch, 'home'));
-      server = await start(['-q', '--git', '--notifications', '--default-quota', '400KB']);
+      server = await start(['-q', '--git', '--notifications', '--default-quota', '600KB']);
       alice = await createPod('alice');
       bob = await createPod('bob');
     });

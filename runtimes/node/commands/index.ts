@@ -39,8 +39,8 @@ export const ADMIN_COMMANDS: CommandHelp[] = [
   {
     name: 'quota',
     usage: 'svc quota set <pod> <size> | svc quota show <pod> | svc quota reconcile <pod>',
-    summary: "Set, show or recompute a pod's storage quota (.quota.json at the pod root).",
-    optionKeys: [...DATA_KEYS, 'defaultQuota'],
+    summary: "Set, show or recompute a pod's storage quota (.quota.json at the pod root; / is the single-user pod at the root).",
+    optionKeys: [...DATA_KEYS, 'defaultQuota', 'docdb', 'docdbUrl', 'docdbDatabase'],
   },
 ];
 
