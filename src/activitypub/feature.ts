@@ -14,6 +14,7 @@ import { postToOutbox } from './client-to-server.ts';
 import type { ActivityPub } from './federation.ts';
 import { inboxRateLimits, withLimitedBody } from './inbox-limits.ts';
 import { wantsActivityStreams } from './negotiation.ts';
+import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
 
 const ACTOR = '/profile/card';
 
@@ -36,6 +37,9 @@ function withActivityAccept(request: Request): Request {
 export const activitypubFeature: Feature = {
   name: 'activitypub',
   enabled: (config) => config.activitypub,
+  // The actor's followers (one record per remote Follow), following and posts are the pod owner's: they
+  // count against the pod at /, as the inbox in it does.
+  chargedToSinglePod: () => [FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER],
   create({ config, platform, authenticate, now, log, publish, social, quotas }) {
     if (!config.singleUser || config.singleUserName !== '') {
       throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');

@@ -1,4 +1,7 @@
-/** Where the ActivityPub feature keeps its state: under /.server/ (never served, not counted in quotas). */
+/**
+ * Where the ActivityPub feature keeps its state: under /.server/ (never served). Followers, following and the
+ * outbox count against the pod at / (see the feature's `chargedToSinglePod`); keys, cache and queue do not.
+ */
 export const AP_STATE = '/.server/activitypub/';
 export const KEY_PAIR_PATH = AP_STATE + 'actor-key.json';
 export const KV_CONTAINER = AP_STATE + 'kv/';

@@ -3,14 +3,15 @@
  * a fedify server, and Nostr events through nostr-tools all count against its quota and are refused past
  * it. And a push into one's own pod keeps the bytes of the pod's documents under `/db/` in the count.
  */
-import { Create, Note, signRequest } from '@fedify/fedify';
+import { Create, Follow, Note, signRequest, type Activity } from '@fedify/fedify';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { ARCHIVE_CONTAINER } from '../../src/nostr/archive.ts';
 import { measurePodUsage, type QuotaRecord } from '../../src/quota/record.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
@@ -101,25 +102,31 @@ describe('the ActivityPub inbox of the pod at /', () => {
   });
   afterAll(() => peer?.close());
 
-  it('keeps signed activities under the quota and answers 507 when the pod cannot take one', async () => {
+  it('keeps signed activities and followers under the quota, and answers 507 when the pod cannot take one', async () => {
     const { svc } = await start([...ROOT_POD, '--activitypub', '--allow-private-fetch', '--default-quota', '200KB']);
     const inbox = `${svc.base}/profile/card/inbox`;
+    const deliver = async (activity: Activity) => {
+      const body = JSON.stringify(await activity.toJsonLd());
+      const request = await signRequest(new Request(inbox, { method: 'POST', headers: { 'content-type': AS }, body }), peer.keys.privateKey, new URL(peer.keyId));
+      return fetch(inbox, { method: 'POST', headers: request.headers, body });
+    };
+    const follow = new Follow({ id: new URL(`${peer.actorId}#follow-root`), actor: new URL(peer.actorId), object: new URL(`${svc.base}/profile/card`) });
+    expect((await deliver(follow)).status).toBe(202);
     const statuses: number[] = [];
     for (let i = 0; i < 8 && !statuses.includes(507); i++) {
       const note = new Note({ id: new URL(`${peer.actorId}/posts/big-${i}`), attribution: new URL(peer.actorId), content: 'x'.repeat(40 * 1024) });
-      const create = new Create({ id: new URL(`${peer.actorId}/posts/big-${i}/activity`), actor: new URL(peer.actorId), object: note });
-      const body = JSON.stringify(await create.toJsonLd());
-      const request = await signRequest(new Request(inbox, { method: 'POST', headers: { 'content-type': AS }, body }), peer.keys.privateKey, new URL(peer.keyId));
-      const response = await fetch(inbox, { method: 'POST', headers: request.headers, body });
+      const response = await deliver(new Create({ id: new URL(`${peer.actorId}/posts/big-${i}/activity`), actor: new URL(peer.actorId), object: note }));
       statuses.push(response.status);
       if (response.status === 507) expect(response.headers.get('content-type')).toBe('application/problem+json');
     }
     expect(statuses.slice(0, 2)).toEqual([202, 202]);
     expect(statuses.at(-1)).toBe(507);
-    const { record, stored } = await savedRecordAndUsage(svc.root);
+    // The follower's record, kept under /.server/, is the pod's too.
+    const { record, stored } = await savedRecordAndUsage(svc.root, [FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER]);
+    expect(await readdir(join(svc.root, '.server', 'activitypub', 'followers'))).toHaveLength(1);
     expect(stored).toBeGreaterThan(2 * 40 * 1024);
     expect(record.used).toBeLessThanOrEqual(record.limit);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('the Nostr relay of the pod at / (--nostr-persist)', () => {
