@@ -7,10 +7,12 @@
  * link to one shared, never-changed file per type under `types.svc-meta/` in the root: a directory entry,
  * no block of its own. It is read like any other sidecar and replaced (renamed over) or removed like one.
  * A sidecar that also names a previous body, or any link that fails (a file system without hard links, the
- * link-count limit of one shared file), is a file of its own as before.
+ * link-count limit of one shared file), is a file of its own as before. A shared file that no sidecar links
+ * to any more is removed (`release`), so types no resource has take no room: what the pods' content types
+ * keep on disk stays bounded by their resources (issue 30).
  */
 import { createHash } from 'node:crypto';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import { parseSidecar, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
@@ -61,6 +63,28 @@ export class SidecarFiles {
     });
   }
 
+  /**
+   * After a sidecar was removed or replaced: when it only named a type, that type's shared file goes too once
+   * nothing links to it. A write that took the file from the map meanwhile finds it gone and writes a sidecar
+   * of its own instead (see `write`). Never fails: a shared file left behind only takes room.
+   */
+  async release(record: SidecarRecord | null): Promise<void> {
+    if (!record || record.previous) return;
+    const text = JSON.stringify(record);
+    const file = this.sharedPathOf(text);
+    try {
+      if ((await lstat(file)).nlink !== 1) return;
+      this.#shared.delete(text);
+      await unlink(file);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+
+  private sharedPathOf(text: string): string {
+    return join(this.#root, SHARED_SIDECARS, createHash('sha256').update(text).digest('hex'));
+  }
+
   /** Replaces the sidecar atomically: a rename over it, of a link to the shared file or of a file of its own. */
   private async write(path: string, record: SidecarRecord): Promise<void> {
     const text = JSON.stringify(record);
@@ -85,7 +109,7 @@ export class SidecarFiles {
     if (!shared) {
       shared = (async () => {
         const directory = join(this.#root, SHARED_SIDECARS);
-        const file = join(directory, createHash('sha256').update(text).digest('hex'));
+        const file = this.sharedPathOf(text);
         await mkdir(directory, { recursive: true });
         const temp = this.#tempPath();
         try {

@@ -267,7 +267,12 @@ export class FsDriver implements StorageDriver {
           // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
           await this.sidecars.remove(path);
           sidecar = null;
+        } else if (sidecar?.previous) {
+          // The old body is gone: the sidecar needs to name the new one's type only, a link to the shared file.
+          sidecar = { contentType: sidecar.contentType };
+          await this.sidecars.apply(path, { action: 'write', record: sidecar });
         }
+        if (current?.sidecar && current.sidecar.contentType !== sidecar?.contentType) await this.sidecars.release(current.sidecar);
         this.changed(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
         const meta = metaFromStats(path, written);
@@ -310,12 +315,15 @@ export class FsDriver implements StorageDriver {
       if (!matchesKind(path, stats)) return null;
       const meta = metaFromStats(path, stats);
       if (options?.ifMatch !== undefined && meta.etag !== options.ifMatch) return null;
+      const knownSidecar = meta.isContainer ? null : this.cache.sidecar(path);
       this.changed(path);
       if (meta.isContainer) {
         await removeEmptyDirectory(this.root, path);
       } else {
+        const sidecar = knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path).catch(() => null);
         await unlink(target);
         await unlink(this.sidecars.pathOf(path)).catch(() => undefined);
+        await this.sidecars.release(sidecar);
       }
       this.changed(path);
       return meta;

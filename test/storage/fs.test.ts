@@ -53,16 +53,34 @@ describe('fs driver sidecars that only name a type', () => {
     expect(await inode('t.svc-meta')).not.toBe(shared);
     expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(4);
     expect((await readdir(join(driver.root, 'types.svc-meta'))).length).toBe(2);
-    // A change of type names the previous body too: a sidecar of its own, the shared file untouched.
+    // A change of type names the previous body while the new one is written; once it is in place the sidecar is
+    // a link to its new type's shared file.
     await driver.put('/c/m2', '<a> <b> <c>.', { contentType: 'text/turtle' });
-    expect(await inode('m2.svc-meta')).not.toBe(shared);
-    expect(JSON.parse(await readFile(join(driver.root, 'c', 'm2.svc-meta'), 'utf8'))).toMatchObject({ contentType: 'text/turtle', previous: { contentType: 'application/ld+json' } });
+    expect(await inode('m2.svc-meta')).toBe(await inode('t.svc-meta'));
+    expect(JSON.parse(await readFile(join(driver.root, 'c', 'm2.svc-meta'), 'utf8'))).toEqual({ contentType: 'text/turtle' });
     await driver.delete('/c/m3');
     const reopened = await FsDriver.open(driver.root);
     expect((await reopened.head('/c/m1'))?.contentType).toBe('application/ld+json');
     expect((await reopened.head('/c/m2'))?.contentType).toBe('text/turtle');
     expect((await reopened.head('/c/t'))?.contentType).toBe('text/turtle');
     expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(2);
+  });
+
+  it('leave no shared file behind for a type no resource has any more (issue 30)', async () => {
+    const driver = await freshDriver();
+    const type = (i: number) => `application/x-t${i}-` + 'a'.repeat(200);
+    for (let i = 0; i < 20; i++) await driver.put(`/d/f${i}`, '', { contentType: type(i) });
+    expect(await readdir(join(driver.root, 'types.svc-meta'))).toHaveLength(20);
+    // Retyped and deleted: each type's file goes with the last resource that had it.
+    for (let i = 0; i < 10; i++) await driver.put(`/d/f${i}`, '', { contentType: type(100) });
+    for (let i = 10; i < 20; i++) await driver.delete(`/d/f${i}`);
+    expect(await readdir(join(driver.root, 'types.svc-meta'))).toHaveLength(1);
+    for (let i = 0; i < 10; i++) expect((await driver.head(`/d/f${i}`))?.contentType).toBe(type(100));
+    for (let i = 0; i < 10; i++) await driver.delete(`/d/f${i}`);
+    expect(await readdir(join(driver.root, 'types.svc-meta'))).toHaveLength(0);
+    // A type used again is written anew.
+    await driver.put('/d/again', '', { contentType: type(3) });
+    expect((await FsDriver.open(driver.root).then((fresh) => fresh.head('/d/again')))?.contentType).toBe(type(3));
   });
 
   it('are files of their own when the shared file was changed by hand', async () => {
