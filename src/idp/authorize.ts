@@ -160,6 +160,7 @@ export async function submitConsent(idp: IdpContext, request: Request): Promise<
     epoch: session.account.epoch!,
     ...(authorization.nonce && { nonce: authorization.nonce }),
   });
+  await idp.clients.confirm(authorization.client.clientId);
   idp.log(`idp: ${session.account.email} allowed ${authorization.client.clientId}`);
   return redirectBack(issuerFor(idp.config, request), authorization.redirectUri, { code }, authorization.state);
 }

@@ -1,8 +1,16 @@
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { ExpiredRecords } from './expired-records.ts';
 import { oauthError } from './oauth-error.ts';
 import { ACCOUNT_CLIENTS, CLIENTS } from './paths.ts';
 import { equalInConstantTime, randomToken, sha256 } from './random.ts';
+
+/**
+ * How long a client registered at `/idp/reg` is kept before a user first allows it. Anyone may register, so
+ * registrations nobody uses are swept instead of piling up under `/.server/` (issue 29); once allowed, a
+ * client is kept.
+ */
+export const UNCONFIRMED_CLIENT_MS = 24 * 60 * 60 * 1000;
 
 /** The client id of Solid-OIDC's public client: any app that cannot keep a secret or publish a document. */
 export const PUBLIC_CLIENT = 'http://www.w3.org/ns/solid/terms#PublicOidcClient';
@@ -28,6 +36,8 @@ interface ClientRecord {
   secret_hash?: string;
   account?: string;
   created: string;
+  /** Until a user first allows the client (see UNCONFIRMED_CLIENT_MS): when the registration is forgotten. */
+  expires?: number;
 }
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -43,11 +53,13 @@ export class ClientStore {
   readonly #storage: StorageDriver;
   readonly #fetch: OutboundFetch | undefined;
   readonly #now: () => number;
+  readonly #unconfirmed: ExpiredRecords;
 
-  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number) {
+  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#fetch = fetch;
     this.#now = now;
+    this.#unconfirmed = new ExpiredRecords(storage, CLIENTS, now, log, { lifetimeMs: UNCONFIRMED_CLIENT_MS, expiryOptional: true });
   }
 
   /** Dynamic client registration (RFC 7591): answers the metadata the client gets back. */
@@ -67,9 +79,10 @@ export class ClientStore {
     }
     const clientId = randomToken();
     const secret = method === 'none' ? undefined : randomToken();
-    const record: ClientRecord = { client_id: clientId, redirect_uris: redirects, created: new Date(this.#now()).toISOString(), ...(name && { client_name: name }) };
+    const record: ClientRecord = { client_id: clientId, redirect_uris: redirects, created: new Date(this.#now()).toISOString(), expires: this.#now() + UNCONFIRMED_CLIENT_MS, ...(name && { client_name: name }) };
     if (secret) record.secret_hash = await sha256(secret);
     await this.#storage.put(CLIENTS + clientId + '.json', JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    await this.#unconfirmed.sweepIfDue();
     return {
       client_id: clientId,
       ...(secret && { client_secret: secret, client_secret_expires_at: 0 }),
@@ -114,8 +127,23 @@ export class ClientStore {
   }
 
   async #record(clientId: string): Promise<ClientRecord | null> {
+    return (await this.#stored(clientId))?.record ?? null;
+  }
+
+  /** A registered client's record with its ETag; null when there is none, or its unconfirmed registration expired. */
+  async #stored(clientId: string): Promise<{ record: ClientRecord; etag: string } | null> {
     const stored = await this.#storage.get(CLIENTS + clientId + '.json');
-    return stored ? (JSON.parse(await new Response(stored.body).text()) as ClientRecord) : null;
+    if (!stored) return null;
+    const record = JSON.parse(await new Response(stored.body).text()) as ClientRecord;
+    return record.expires !== undefined && record.expires <= this.#now() ? null : { record, etag: stored.meta.etag };
+  }
+
+  /** A user allowed the client: a registration made at `/idp/reg` is kept from now on. */
+  async confirm(clientId: string): Promise<void> {
+    const stored = CLIENT_ID.test(clientId) ? await this.#stored(clientId) : null;
+    if (!stored || stored.record.expires === undefined) return;
+    const { expires: _, ...kept } = stored.record;
+    await this.#storage.put(CLIENTS + clientId + '.json', JSON.stringify(kept), { contentType: 'application/json', ifMatch: stored.etag });
   }
 
   /**

@@ -127,7 +127,7 @@ export const idpFeature: Feature = {
     const idp: IdpContext = {
       config,
       accounts,
-      clients: new ClientStore(platform.storage, platform.fetch, now),
+      clients: new ClientStore(platform.storage, platform.fetch, now, context.log),
       grants: new GrantStore(platform.storage, now, context.log),
       families,
       ended,

@@ -48,7 +48,7 @@ export const mastodonFeature: Feature = {
     const routes = mastodonRoutes({
       config,
       storage: platform.storage,
-      apps: new AppStore(platform.storage, now),
+      apps: new AppStore(platform.storage, now, context.log),
       tokens,
       accounts,
       social: context.social,

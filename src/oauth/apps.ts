@@ -4,6 +4,7 @@
  * their redirect URI (remoteStorage draft §10).
  */
 import { HttpProblem } from '../http/problem.ts';
+import { ExpiredRecords } from '../idp/expired-records.ts';
 import { oauthError } from '../idp/oauth-error.ts';
 import { equalInConstantTime, randomToken, sha256 } from '../idp/random.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -30,7 +31,17 @@ interface AppRecord {
   website: string | null;
   secret_hash: string;
   created: string;
+  /** Until a user first allows the app (see UNCONFIRMED_APP_MS): when the registration is forgotten. */
+  expires?: number;
 }
+
+/**
+ * How long an app registered with `POST /api/v1/apps` is kept before a user first allows it, counted from its
+ * registration or its last app token (client_credentials, which an app-only client asks for again as its
+ * tokens end). Anyone may register, so registrations nobody uses are swept instead of piling up under
+ * `/.server/` (issue 29); an app a user allowed is kept.
+ */
+export const UNCONFIRMED_APP_MS = 7 * 24 * 60 * 60 * 1000;
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{43}$/;
 const MAX_REDIRECT_URIS = 10;
@@ -81,10 +92,12 @@ export function originClientId(clientId: string): string | null {
 export class AppStore {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  readonly #unconfirmed: ExpiredRecords;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
     this.#storage = storage;
     this.#now = now;
+    this.#unconfirmed = new ExpiredRecords(storage, APPS, now, log, { lifetimeMs: UNCONFIRMED_APP_MS, expiryOptional: true });
   }
 
   /** `POST /api/v1/apps`: a new app with its secret (shown this once). */
@@ -95,8 +108,10 @@ export class AppStore {
     const website = textOf(fields.website, 'website', false);
     const clientId = randomToken();
     const secret = randomToken();
-    const record: AppRecord = { client_id: clientId, name, redirect_uris: redirectUris, scopes, website, secret_hash: await sha256(secret), created: new Date(this.#now()).toISOString() };
+    const created = this.#now();
+    const record: AppRecord = { client_id: clientId, name, redirect_uris: redirectUris, scopes, website, secret_hash: await sha256(secret), created: new Date(created).toISOString(), expires: created + UNCONFIRMED_APP_MS };
     await this.#storage.put(recordPath(clientId), JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+    await this.#unconfirmed.sweepIfDue();
     return { app: appOf(record), secret, record };
   }
 
@@ -105,9 +120,35 @@ export class AppStore {
     if (!clientId) throw oauthError(400, 'invalid_request', 'Send the client_id of the app.');
     const origin = originClientId(clientId);
     if (origin) return { clientId: origin, name: origin, redirectUris: null, scopes: null, website: origin };
-    const stored = CLIENT_ID.test(clientId) ? await this.#storage.get(recordPath(clientId)) : null;
+    const stored = CLIENT_ID.test(clientId) ? await this.#stored(clientId) : null;
     if (!stored) throw oauthError(401, 'invalid_client', `The client_id ${clientId.slice(0, 100)} is not known: register the app with POST /api/v1/apps.`);
-    return appOf(JSON.parse(await new Response(stored.body).text()) as AppRecord);
+    return appOf(stored.record);
+  }
+
+  /** A user allowed the app: its registration is kept from now on. */
+  async confirm(clientId: string): Promise<void> {
+    const stored = CLIENT_ID.test(clientId) ? await this.#stored(clientId) : null;
+    if (!stored || stored.record.expires === undefined) return;
+    const { expires: _, ...kept } = stored.record;
+    await this.#storage.put(recordPath(clientId), JSON.stringify(kept), { contentType: 'application/json', ifMatch: stored.etag });
+  }
+
+  /** The app got an app token: a registration no user allowed yet is kept for UNCONFIRMED_APP_MS from now. */
+  async renew(clientId: string): Promise<void> {
+    const stored = CLIENT_ID.test(clientId) ? await this.#stored(clientId) : null;
+    if (!stored || stored.record.expires === undefined) return;
+    // Rewritten at most once per half window, not on every token.
+    if (stored.record.expires - this.#now() > UNCONFIRMED_APP_MS / 2) return;
+    const renewed = { ...stored.record, expires: this.#now() + UNCONFIRMED_APP_MS };
+    await this.#storage.put(recordPath(clientId), JSON.stringify(renewed), { contentType: 'application/json', ifMatch: stored.etag });
+  }
+
+  /** A registered app's record with its ETag; null when there is none, or its unconfirmed registration expired. */
+  async #stored(clientId: string): Promise<{ record: AppRecord; etag: string } | null> {
+    const stored = await this.#storage.get(recordPath(clientId));
+    if (!stored) return null;
+    const record = JSON.parse(await new Response(stored.body).text()) as AppRecord;
+    return record.expires !== undefined && record.expires <= this.#now() ? null : { record, etag: stored.meta.etag };
   }
 }
 

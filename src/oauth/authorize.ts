@@ -163,6 +163,7 @@ export async function submitAppConsent(oauth: OAuthContext, request: Request): P
     return redirectBack(redirectUri, responseType, { error: 'access_denied', error_description: 'The user did not allow the request.' }, state);
   }
   oauth.log(`oauth: ${session.account.email} allowed ${app.name} (${app.clientId}) ${scopes.join(' ')}`);
+  await oauth.apps.confirm(app.clientId);
   const grant = { clientId: app.clientId, accountId: session.account.id, epoch: session.account.epoch!, scopes };
   if (responseType === 'token') {
     const issued = await oauth.tokens.authorize(grant, app.name, false);

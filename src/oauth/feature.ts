@@ -40,7 +40,7 @@ export const oauthFeature: Feature = {
     const accounts = new AccountStore(platform.storage, now);
     const oauth: OAuthContext = {
       config: context.config,
-      apps: new AppStore(platform.storage, now),
+      apps: new AppStore(platform.storage, now, context.log),
       tokens: new TokenStore(platform.storage, accounts, now, context.log),
       accounts,
       sessions: new Sessions(context.tokenKey, accounts, platform.storage, now),

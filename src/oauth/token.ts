@@ -83,6 +83,7 @@ export async function handleAppToken(oauth: OAuthContext, request: Request): Pro
       const scopes = parseScopes(parameters.scope);
       const beyond = scopes.filter((scope) => !coveredBy(scope, app.scopes ?? []));
       if (beyond.length > 0) throw oauthError(400, 'invalid_scope', `The app registered the scopes "${(app.scopes ?? []).join(' ')}" only, not ${beyond.join(', ')}.`);
+      await oauth.apps.renew(app.clientId);
       return tokenAnswer(await oauth.tokens.appToken({ clientId: app.clientId, scopes }), scopes);
     }
     default:
