@@ -4,7 +4,7 @@
  * Writes through the counted storage need none of this: the driver wrapper counts them.
  */
 import type { StorageDriver } from '../storage/types.ts';
-import { CONTAINER_BYTES, isQuotaPath } from './record.ts';
+import { CONTAINER_BYTES } from './record.ts';
 import type { QuotaScope } from './scope.ts';
 
 export interface PodQuotas {
@@ -32,11 +32,6 @@ export interface CountedStorage {
 export interface QuotaOptions {
   log(line: string): void;
   scope: QuotaScope;
-}
-
-/** The pod a write to `path` counts against (never the quota record itself). */
-export function countedPodOf(scope: QuotaScope, path: string): string | null {
-  return isQuotaPath(path) ? null : scope.podOf(path);
 }
 
 /**

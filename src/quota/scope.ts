@@ -29,12 +29,9 @@ export function quotaScope(options: QuotaScopeOptions): QuotaScope {
   return {
     podOf(path) {
       if (isQuotaPath(path)) return null;
-      if (path === SERVER_STATE || path.startsWith(SERVER_STATE)) return charged.some((container) => path.startsWith(container)) ? singlePod : null;
+      if (path === '/.server' || path.startsWith(SERVER_STATE)) return charged.some((container) => path.startsWith(container)) ? singlePod : null;
       return atRoot ? '/' : podRootOfPath(path);
     },
     outsideOf: (podRoot) => (podRoot === singlePod ? charged : []),
   };
 }
-
-/** Pods at the first level only (`svc quota`, the storage of a server of many pods). */
-export const namedPodsScope: QuotaScope = quotaScope({ singlePod: null });

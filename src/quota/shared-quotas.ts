@@ -4,7 +4,7 @@ import { KeyedLock } from '../storage/keyed-lock.ts';
 import { wrapWrites } from '../storage/wrap.ts';
 import { countedBody } from './counted-body.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
-import { containerBytes, containersToMake, countedPodOf, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
+import { containerBytes, containersToMake, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
 import { measurePodUsage, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
 
 /** Holding the record's shared lock longer than this (a dead instance) no longer keeps others from saving it. */
@@ -153,7 +153,7 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
 
   /** The pod a write counts against and its limit; null when the pod has no (readable) record. */
   async function countedTarget(path: string): Promise<{ podRoot: string; limit: number } | null> {
-    const podRoot = countedPodOf(scope, path);
+    const podRoot = scope.podOf(path);
     const limit = podRoot ? await limitOf(podRoot) : null;
     if (!podRoot || limit === null) return null;
     await ensureCounted(podRoot);

@@ -2,7 +2,7 @@ import { wrapWrites } from '../storage/wrap.ts';
 import { countedBody } from './counted-body.ts';
 import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
 import { QuotaLedgers, Reservation } from './ledger.ts';
-import { containerBytes, containersToMake, countedPodOf, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
+import { containerBytes, containersToMake, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
 import { isQuotaPath, measurePodUsage, quotaExceeded } from './record.ts';
 
 export type { QuotaOptions } from './pod-quotas.ts';
@@ -24,7 +24,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
 
   const wrapped = wrapWrites(inner, {
     async put(path: string, body: PutBody, putOptions: PutOptions): Promise<PutResult | null> {
-      const podRoot = countedPodOf(scope, path);
+      const podRoot = scope.podOf(path);
       const ledger = podRoot ? await ledgers.load(podRoot) : null;
       if (!podRoot || !ledger) {
         forgetIfRecord(path);
@@ -45,7 +45,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
     },
 
     async createContainer(path: string): Promise<PutResult | null> {
-      const podRoot = countedPodOf(scope, path);
+      const podRoot = scope.podOf(path);
       const ledger = podRoot ? await ledgers.load(podRoot) : null;
       if (!podRoot || !ledger) return inner.createContainer(path);
       const reservation = new Reservation(ledger, 0, await containersToMake(inner, scope, podRoot, path));
@@ -61,7 +61,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
     },
 
     async delete(path: string, deleteOptions?: DeleteOptions): Promise<ResourceMeta | null> {
-      const podRoot = countedPodOf(scope, path);
+      const podRoot = scope.podOf(path);
       const ledger = podRoot ? await ledgers.load(podRoot) : null;
       const deleted = await inner.delete(path, deleteOptions);
       forgetIfRecord(path);
