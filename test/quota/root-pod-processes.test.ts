@@ -15,7 +15,7 @@ import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER } from '../.
 import { ARCHIVE_CONTAINER } from '../../src/nostr/archive.ts';
 import { measurePodUsage, type QuotaRecord } from '../../src/quota/record.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { startFedifyPeer, type FedifyPeer } from '../activitypub/fedify-peer.ts';
+import { useFedifyPeer } from '../activitypub/fedify-peer.ts';
 import { Author } from '../nostr/support.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestDatabase, type TestDatabase } from '../support/jongodb.ts';
@@ -96,14 +96,11 @@ describe('git pushes into the pod at /', () => {
 });
 
 describe('the ActivityPub inbox of the pod at /', () => {
-  let peer: FedifyPeer;
-  beforeAll(async () => {
-    peer = await startFedifyPeer();
-  });
-  afterAll(() => peer?.close());
+  const peerOf = useFedifyPeer();
 
   it('keeps signed activities and followers under the quota, and answers 507 when the pod cannot take one', async () => {
     const { svc } = await start([...ROOT_POD, '--activitypub', '--allow-private-fetch', '--default-quota', '200KB']);
+    const peer = peerOf();
     const inbox = `${svc.base}/profile/card/inbox`;
     const deliver = async (activity: Activity) => {
       const body = JSON.stringify(await activity.toJsonLd());
