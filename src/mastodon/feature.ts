@@ -9,7 +9,7 @@ import { AccountStore } from '../idp/accounts.ts';
 import { AppStore } from '../oauth/apps.ts';
 import { TokenStore } from '../oauth/tokens.ts';
 import { AccountState } from './account-state.ts';
-import { MediaStore } from './media.ts';
+import { MEDIA_RECORDS, MediaStore } from './media.ts';
 import { RemoteAccounts } from './remote-accounts.ts';
 import { mastodonRoutes, podAccount, rootPodName } from './router.ts';
 import { StreamingApi } from './streaming.ts';
@@ -17,6 +17,8 @@ import { StreamingApi } from './streaming.ts';
 export const mastodonFeature: Feature = {
   name: 'mastodon',
   enabled: (config) => config.idp,
+  // One record per upload (alt text, status), beside the image the pod holds: the pod's too.
+  chargedToSinglePod: (config) => (config.activitypub ? [MEDIA_RECORDS] : []),
   create(context) {
     const { platform, now, config } = context;
     const accounts = new AccountStore(platform.storage, now);

@@ -15,7 +15,8 @@ import type { StorageDriver } from '../storage/types.ts';
 import { validation } from './account-state.ts';
 import { attachmentEntity, MEDIA_PATH } from './status-entity.ts';
 
-const RECORDS = '/.server/mastodon/media/';
+/** The uploads' records; on the single-user server --activitypub needs, they count against its pod like the files. */
+export const MEDIA_RECORDS = '/.server/mastodon/media/';
 /** Mastodon's own limit for images. */
 export const MAX_IMAGE_BYTES = 16 * 1024 * 1024;
 const MAX_DESCRIPTION = 1500;
@@ -99,23 +100,23 @@ export class MediaStore {
     if (!stored) throw new HttpProblem(409, 'An upload of the same name exists already; try again.', { type: 'conflict' });
     this.#publish([...stored.createdContainers.map((container) => ({ path: container, kind: 'create' as const })), { path, kind: 'create' }]);
     const record: MediaRecord = { id, path, mediaType: image.type, description, created: new Date(this.#now()).toISOString(), status: null };
-    await writeRecord(this.#storage, `${RECORDS}${id}.json`, record, true);
+    await writeRecord(this.#storage, `${MEDIA_RECORDS}${id}.json`, record, true);
     return record;
   }
 
   async get(id: string): Promise<MediaRecord | null> {
     if (!isId(id)) return null;
-    return (await readRecord<MediaRecord>(this.#storage, `${RECORDS}${id}.json`))?.value ?? null;
+    return (await readRecord<MediaRecord>(this.#storage, `${MEDIA_RECORDS}${id}.json`))?.value ?? null;
   }
 
   /** Changes the alt text of an upload not yet attached (as Mastodon allows); null for no such upload. */
   async describe(id: string, value: unknown): Promise<MediaRecord | null> {
     if (!isId(id)) return null;
-    const held = await readRecord<MediaRecord>(this.#storage, `${RECORDS}${id}.json`);
+    const held = await readRecord<MediaRecord>(this.#storage, `${MEDIA_RECORDS}${id}.json`);
     if (!held) return null;
     if (held.value.status !== null) throw validation('This file is attached to a status already');
     const record = { ...held.value, description: descriptionOf(value) };
-    if (!(await this.#storage.put(`${RECORDS}${id}.json`, JSON.stringify(record), { contentType: 'application/json', ifMatch: held.etag }))) throw new HttpProblem(409, 'The upload changed meanwhile; try again.', { type: 'conflict' });
+    if (!(await this.#storage.put(`${MEDIA_RECORDS}${id}.json`, JSON.stringify(record), { contentType: 'application/json', ifMatch: held.etag }))) throw new HttpProblem(409, 'The upload changed meanwhile; try again.', { type: 'conflict' });
     return record;
   }
 
@@ -133,7 +134,7 @@ export class MediaStore {
 
   /** Marks uploads as attached to a status. */
   async attach(media: readonly PreparedMedia[], status: string): Promise<void> {
-    for (const { record } of media) await writeRecord(this.#storage, `${RECORDS}${record.id}.json`, { ...record, status });
+    for (const { record } of media) await writeRecord(this.#storage, `${MEDIA_RECORDS}${record.id}.json`, { ...record, status });
   }
 
   /** https://docs.joinmastodon.org/entities/MediaAttachment/ */
