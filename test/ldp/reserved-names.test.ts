@@ -57,7 +57,7 @@ for (const [driverName, makeDriver] of Object.entries(DRIVERS)) {
   describe(`reserved names in any spelling (${driverName} driver)`, () => {
     const world = async () => {
       const storage = await makeDriver();
-      return podWorld(['alice', 'bob'], { defaultQuota: '50KB' }, {}, storage);
+      return podWorld(['alice', 'bob'], { defaultQuota: '100KB' }, {}, storage);
     };
 
     it('keeps an owner from removing their quota: PUT /alice/.QUOTA.JSON and its other spellings are 400', async () => {
@@ -67,7 +67,7 @@ for (const [driverName, makeDriver] of Object.entries(DRIVERS)) {
         await expectRefused(await as('alice', `/alice/${url(name)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"limit":0,"used":0}' }), name);
       }
       expect(await readQuotaRecord(storage, '/alice/')).toEqual(before);
-      expect((await as('alice', '/alice/big', putText('x'.repeat(60_000)))).status).toBe(507);
+      expect((await as('alice', '/alice/big', putText('x'.repeat(110_000)))).status).toBe(507);
     });
 
     it('keeps Write from becoming Control: bob with Read+Write gets 400 for PUT /alice/shared/.ACL, 403 for .acl', async () => {
