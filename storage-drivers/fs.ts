@@ -12,6 +12,7 @@ import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
 import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
 import { SidecarFiles } from './fs-sidecar-files.ts';
+import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
 import { writeSmallTempFile, writeTempFile } from './fs-write.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
@@ -55,6 +56,12 @@ export interface FsOptions {
    * fs-blocking.ts); false keeps every call asynchronous.
    */
   blockingCalls?: boolean;
+  /**
+   * Whether the directory ignores case or normalises names (macOS and Windows disks by default), so each
+   * existing name must be asked for as it is spelled there (see fs-spellings.ts). Found out by a probe file
+   * when not given.
+   */
+  foldsNames?: boolean;
 }
 
 /**
@@ -79,6 +86,8 @@ export class FsDriver implements StorageDriver {
   private tempCount = 0;
 
   readonly root: string;
+  /** Set on a directory that folds names (see FsOptions.foldsNames); null elsewhere, where nothing is checked. */
+  private spellings: NameSpellings | null = null;
   uncleanStop = false;
   private runningMarker: string | null = null;
 
@@ -99,7 +108,13 @@ export class FsDriver implements StorageDriver {
       // Shared: the marker stays after a clean stop, so a later start without the others recounts to be safe.
       driver.runningMarker = options.shared ? null : recovered.marker;
     }
+    if (options.foldsNames ?? (await probeFolding(absolute))) driver.spellings = new NameSpellings(diskDirectory(absolute));
     return driver;
+  }
+
+  /** Whether the directory ignores case or normalises names, so names are held to the spelling on disk. */
+  get foldsNames(): boolean {
+    return this.spellings !== null;
   }
 
   get recountsAfterUncleanStop(): boolean {
@@ -119,6 +134,11 @@ export class FsDriver implements StorageDriver {
   /** Temp files all go in the root: short names, and one place to sweep after a crash. */
   private tempPath(): string {
     return join(this.root, `${RESERVED_PREFIX}-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
+  }
+
+  /** Writes to one file take turns; where names fold, so do two spellings of one new name (one file there). */
+  private lockKey(path: string, target: string): string {
+    return this.spellings ? foldedPath(path) : target;
   }
 
   private stat(path: string): Promise<BigIntStats | null> {
@@ -152,14 +172,17 @@ export class FsDriver implements StorageDriver {
   private changed(path: string): void {
     this.cache.changed(path);
     this.listings.invalidate(path);
+    this.spellings?.changed(path);
   }
 
   forgetCached(container: string): void {
     this.cache.changedUnder(container);
     this.listings.invalidateUnder(container);
+    this.spellings?.changedUnder(container);
   }
 
   async head(path: string): Promise<ResourceMeta | null> {
+    if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
     const fresh = this.cache.fresh(path);
     if (fresh) return fresh.meta;
     const writes = this.cache.writes;
@@ -172,6 +195,7 @@ export class FsDriver implements StorageDriver {
   }
 
   async get(path: string, options?: { range?: { start: number; end?: number } }): Promise<StoredBody | null> {
+    if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
     if (path.endsWith('/')) {
       const meta = await this.head(path);
       return meta ? { meta, body: new ReadableStream({ start: (c) => c.close() }) } : null;
@@ -235,7 +259,8 @@ export class FsDriver implements StorageDriver {
     const written = small ? await writeSmallTempFile(temp, bytes, this.blocking) : await writeTempFile(temp, bytes ?? body);
     let renamed = false;
     try {
-      return await this.lock.run(target, async () => {
+      return await this.lock.run(this.lockKey(path, target), async () => {
+        const ancestorsExisted = this.spellings ? await this.spellings.check(path, true) : true;
         const knownSidecar = this.cache.sidecar(path);
         this.changed(path);
         const before = small ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
@@ -245,6 +270,8 @@ export class FsDriver implements StorageDriver {
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         // A file in place proves its container exists: only a new one may need containers made.
         const createdContainers = before ? [] : await makeParents(this.root, path);
+        // Another request may have made a missing container meanwhile, spelled otherwise.
+        if (!ancestorsExisted) await this.spellings!.check(path);
         const impliedType = mediaTypeForName(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
@@ -292,12 +319,16 @@ export class FsDriver implements StorageDriver {
   }
 
   async createContainer(path: string): Promise<PutResult | null> {
+    const ancestorsExisted = this.spellings ? await this.spellings.check(path) : true;
     this.changed(path);
     const createdContainers = await makeParents(this.root, path);
+    if (!ancestorsExisted) await this.spellings!.check(path);
     try {
       await mkdir(this.fsPath(path));
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
+      // Made meanwhile, perhaps in another spelling.
+      if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
       const stats = await this.stat(path);
       if (stats?.isDirectory()) return null;
       throw new StorageError('Conflict', `a resource exists at ${path.slice(0, -1)}`);
@@ -309,8 +340,9 @@ export class FsDriver implements StorageDriver {
 
   async delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null> {
     if (path === '/') throw new StorageError('Conflict', 'the root cannot be deleted');
+    if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
     const target = this.fsPath(path);
-    return this.lock.run(target, async () => {
+    return this.lock.run(this.lockKey(path, target), async () => {
       const stats = await this.stat(path);
       if (!matchesKind(path, stats)) return null;
       const meta = metaFromStats(path, stats);
@@ -336,6 +368,7 @@ export class FsDriver implements StorageDriver {
 
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
+    if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
     const dirStats = await this.stat(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
     return this.listings.members(container, dirStats, () => readMembers(this.root, container));

@@ -116,6 +116,9 @@ export async function startServer(config: Config, log: (line: string) => void): 
   let app: App;
   try {
     storage = await openStorage(config, { recover: true, env: process.env, log });
+    if (storage instanceof FsDriver && storage.foldsNames) {
+      log(`notice: the data directory ${storage.root} ignores case or normalises names (as macOS and Windows disks do): each existing name must be asked for as it is spelled there, and a new name may not differ from an existing one in case or normalisation only (400).`);
+    }
     // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
     git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
     // The MongoDB driver is loaded only with --docdb.

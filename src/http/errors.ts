@@ -35,6 +35,8 @@ export function errorToResponse(error: unknown, log: (line: string) => void): Re
           type: 'storage-unavailable',
           headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
         }).toResponse();
+      case 'SpelledOtherwise':
+        return new HttpProblem(400, error.message, { type: 'name-spelled-otherwise' }).toResponse();
     }
   }
   log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -8,6 +8,7 @@ import { isServerPrivatePath } from './auxiliary.ts';
 import { notFoundHeaders } from './not-found.ts';
 import { resourceHeaders } from './respond.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
+import { SpelledOtherwiseError } from '../storage/types.ts';
 
 const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
@@ -26,6 +27,9 @@ export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<R
   try {
     return await dispatch(ctx, patch);
   } catch (error) {
+    // A name spelled otherwise than on a disk that folds names, met before or after the access check: said
+    // only to whoever may list the directory holding it (else this throws their denial for it).
+    if (error instanceof SpelledOtherwiseError) await ctx.access.require(ctx.caller, [{ path: error.directory, anyOf: ['read'] }]);
     if (error instanceof HttpProblem && error.status === 404) {
       for (const [name, value] of await notFoundHeaders(ctx)) if (!error.headers.has(name)) error.headers.set(name, value);
     } else if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {

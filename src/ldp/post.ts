@@ -1,7 +1,7 @@
 import { headerText } from '../http/header-text.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { allowFor, LDP } from '../http/headers.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath, type SegmentPlace } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
@@ -57,6 +57,22 @@ function namesInFlightFor(storage: StorageDriver): Set<string> {
   return names;
 }
 
+/** Is the name taken, by a resource or a container? Where names fold (a case-insensitive disk), a name spelled otherwise than an existing one is. */
+async function nameTaken(storage: StorageDriver, target: string, twin: string): Promise<boolean> {
+  try {
+    return Boolean((await storage.head(target)) ?? (await storage.head(twin)));
+  } catch (error) {
+    if (isStorageError(error, 'SpelledOtherwise')) return true;
+    throw error;
+  }
+}
+
+/** A write refused for a name that folds onto another (made meanwhile) lost the name, as a create-only write does. */
+function takenInAnotherSpelling(error: unknown): null {
+  if (isStorageError(error, 'SpelledOtherwise')) return null;
+  throw error;
+}
+
 export async function handlePost(ctx: LdpContext): Promise<Response> {
   const { path } = ctx;
   if (!path.endsWith('/')) {
@@ -88,10 +104,11 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
     try {
       const target = claim + (container ? '/' : '');
       const twin = container ? claim : claim + '/';
-      if ((await storage.head(target)) || (await storage.head(twin))) continue;
-      const result = container
-        ? await storage.createContainer(target)
-        : await storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' });
+      if (await nameTaken(storage, target, twin)) continue;
+      const result = await (container
+        ? storage.createContainer(target)
+        : storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' })
+      ).catch(takenInAnotherSpelling);
       if (result) recordPut(ctx, target, result);
       if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
       if (write && typeof write.body !== 'string') break;

@@ -107,7 +107,13 @@ export type StorageErrorCode =
   /** The body stream failed or was cut off; nothing was written. */
   | 'BodyAborted'
   /** The storage service (an S3 endpoint) cannot be reached or refuses to work just now; try again later. */
-  | 'Unavailable';
+  | 'Unavailable'
+  /**
+   * A segment names an existing file or directory in another spelling than the one stored, on storage that
+   * ignores case or normalises names (the fs driver on such a disk), or a new name would fold onto an
+   * existing one. The message names the stored spelling.
+   */
+  | 'SpelledOtherwise';
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
@@ -115,6 +121,19 @@ export class StorageError extends Error {
     super(message, options);
     this.name = 'StorageError';
     this.code = code;
+  }
+}
+
+/**
+ * A segment of a path names an entry of `directory` in another spelling than the stored one, on storage that
+ * ignores case or normalises names; the message names the stored spelling. Only whoever may read `directory`
+ * learns it (see src/wac/web-access-control.ts): to others such a name is as unknown as any they cannot list.
+ */
+export class SpelledOtherwiseError extends StorageError {
+  readonly directory: string;
+  constructor(directory: string, message: string) {
+    super('SpelledOtherwise', message);
+    this.directory = directory;
   }
 }
 

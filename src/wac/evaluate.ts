@@ -2,7 +2,7 @@ import type { Quad } from 'n3';
 import { parseRdf } from '../rdf/convert.ts';
 import { isRdfType } from '../rdf/media.ts';
 import { essenceOf } from '../storage/media-types.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import type { EffectiveAcl } from './acl-cache.ts';
 import type { Authorization } from './acl-document.ts';
 import { localBase, storagePathOfLocal } from './local-iri.ts';
@@ -49,7 +49,11 @@ export class GroupReader {
   }
 
   async #read(path: string): Promise<Quad[]> {
-    const stored = await this.#storage.get(path);
+    // A group named in another spelling than on a disk that folds names has no members, like an unreadable one.
+    const stored = await this.#storage.get(path).catch((error: unknown) => {
+      if (isStorageError(error, 'SpelledOtherwise')) return null;
+      throw error;
+    });
     if (!stored) return [];
     if (stored.meta.isContainer || !isRdfType(stored.meta.contentType)) {
       await stored.body.cancel();

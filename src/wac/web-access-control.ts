@@ -1,7 +1,7 @@
 import { HttpProblem } from '../http/problem.ts';
 import { isAclPath, subjectOfAcl } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { SpelledOtherwiseError, type StorageDriver } from '../storage/types.ts';
 import type { AclCache } from './acl-cache.ts';
 import type { AccessControl, Caller } from './access-control.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
@@ -139,7 +139,18 @@ export class WebAccessControl implements AccessControl {
    */
   async #modes(path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
     const governed = isAclPath(path) ? subjectOfAcl(path) : path;
-    const modes = await grantedModes(await this.#cache.effectiveAcl(governed), governed, subject, groups, localize);
+    let acl;
+    try {
+      acl = await this.#cache.effectiveAcl(governed);
+    } catch (error) {
+      // A name spelled otherwise than on a disk that folds names: said (400) only to whoever may list the
+      // directory holding it; to others the path grants nothing, as a name they cannot see.
+      if (!(error instanceof SpelledOtherwiseError)) throw error;
+      // The directory is an ancestor, or the container itself when its own ACL document is spelled otherwise.
+      if (error.directory !== governed && (await this.#modes(error.directory, subject, groups, localize)).has('read')) throw error;
+      return new Set();
+    }
+    const modes = await grantedModes(acl, governed, subject, groups, localize);
     if (subject.webId !== null && !modes.has('control') && (await this.#podOwnerOf(governed)) === subject.webId) modes.add('control');
     if (isAclPath(path)) return modes.has('control') ? new Set(ALL_MODES) : new Set();
     return modes;
