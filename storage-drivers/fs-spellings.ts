@@ -31,7 +31,7 @@ const MAX_AGE_MS = 2000;
 const MAX_NAMES = 200_000;
 
 interface Spellings {
-  names: ReadonlySet<string>;
+  names: Set<string>;
   /** The names by their folded form, made when first needed (a name asked for in another spelling). */
   byFold?: Map<string, string[]>;
   loadedAt: number;
@@ -88,21 +88,52 @@ export class NameSpellings {
    * without waiting for anything. False means only that `check` must decide.
    */
   knownSpelled(path: string): boolean {
-    const now = performance.now();
     let start = 1;
     while (start < path.length) {
       const slash = path.indexOf('/', start);
       const end = slash === -1 ? path.length : slash;
-      const cached = this.#spellings.get(path.slice(0, start));
-      if (!cached || now - cached.loadedAt >= MAX_AGE_MS || !cached.names.has(path.slice(start, end))) return false;
+      if (!this.#recent(path.slice(0, start))?.names.has(path.slice(start, end))) return false;
       start = end + 1;
     }
     return true;
   }
 
-  /** A write to `path` may add or remove entries in its ancestors (and, for a container, in itself). */
+  /** A write to `path` is about to change or has changed entries of its ancestors: reads in flight are not kept. */
   changed(path: string): void {
-    for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1)) this.#forget(path.slice(0, end + 1));
+    for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1)) {
+      const pending = this.#pending.get(path.slice(0, end + 1));
+      if (pending) pending.stale = true;
+    }
+  }
+
+  /** `path` was written (with any containers on the way) as spelled: known spellings take it in, no directory is read again. */
+  added(path: string): void {
+    this.changed(path);
+    let start = 1;
+    while (start < path.length) {
+      const slash = path.indexOf('/', start);
+      const end = slash === -1 ? path.length : slash;
+      const spellings = this.#spellings.get(path.slice(0, start));
+      if (spellings && !spellings.names.has(path.slice(start, end))) {
+        spellings.names.add(path.slice(start, end));
+        spellings.byFold = undefined;
+      }
+      start = end + 1;
+    }
+  }
+
+  /** `path` was deleted. */
+  removed(path: string): void {
+    this.changed(path);
+    const container = path.endsWith('/');
+    const name = container ? path.slice(0, -1) : path;
+    const cut = name.lastIndexOf('/') + 1;
+    const spellings = this.#spellings.get(name.slice(0, cut));
+    if (spellings) {
+      spellings.names.delete(name.slice(cut));
+      spellings.byFold = undefined;
+    }
+    if (container) this.#spellings.delete(path);
   }
 
   /** Another program changed files under a container. */
@@ -112,20 +143,25 @@ export class NameSpellings {
     for (const [directory, pending] of this.#pending) if (directory.startsWith(container)) pending.stale = true;
   }
 
-  #forget(directory: string): void {
-    this.#spellings.delete(directory);
-    const pending = this.#pending.get(directory);
-    if (pending) pending.stale = true;
+  /** The directory's spellings if read recently. */
+  #recent(directory: string): Spellings | undefined {
+    const cached = this.#spellings.get(directory);
+    return cached && performance.now() - cached.loadedAt < MAX_AGE_MS ? cached : undefined;
   }
 
-  /** `'spelled'` (so in its directory), `'missing'` (in no spelling), or the spelling on disk (null: unknown). */
+  /**
+   * `'spelled'` (so in its directory), `'missing'` (in no spelling), or the spelling on disk (null: unknown).
+   * A name in no spelling costs one stat and no directory read, so making many files in one directory stays cheap.
+   */
   async #find(directory: string, segment: string): Promise<'spelled' | 'missing' | string | null> {
-    const cached = await this.#read(directory, false);
-    if (cached === null) return 'missing';
-    if (cached.names.has(segment)) return 'spelled';
+    const recent = this.#recent(directory);
+    if (recent?.names.has(segment)) return 'spelled';
     const inode = await this.#directory.inode(directory + segment);
     if (inode === null) return 'missing';
-    const spelling = await this.#spellingOf(directory, segment, cached, inode);
+    const known = recent ?? (await this.#read(directory, false));
+    if (known === null) return 'missing';
+    if (known.names.has(segment)) return 'spelled';
+    const spelling = await this.#spellingOf(directory, segment, known, inode);
     if (spelling !== null) return spelling;
     // The cached spellings may predate the name (made outside svc): read them again before calling it another spelling.
     const fresh = await this.#read(directory, true);
@@ -162,8 +198,6 @@ export class NameSpellings {
   }
 
   async #read(directory: string, fresh: boolean): Promise<Spellings | null> {
-    const cached = this.#spellings.get(directory);
-    if (!fresh && cached && performance.now() - cached.loadedAt < MAX_AGE_MS) return cached;
     const pending = this.#pending.get(directory);
     if (pending && !pending.stale && !fresh) return pending.spellings;
     const loadedAt = performance.now();

@@ -301,6 +301,7 @@ export class FsDriver implements StorageDriver {
         }
         if (current?.sidecar && current.sidecar.contentType !== sidecar?.contentType) await this.sidecars.release(current.sidecar);
         this.changed(path);
+        this.spellings?.added(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
         const meta = metaFromStats(path, written);
         meta.contentType = options.contentType;
@@ -335,6 +336,7 @@ export class FsDriver implements StorageDriver {
     }
     const stats = await lstat(this.fsPath(path), { bigint: true });
     this.changed(path);
+    this.spellings?.added(path);
     return { meta: metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
   }
 
@@ -358,6 +360,7 @@ export class FsDriver implements StorageDriver {
         await this.sidecars.release(sidecar);
       }
       this.changed(path);
+      this.spellings?.removed(path);
       return meta;
     });
   }

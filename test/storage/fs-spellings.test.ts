@@ -129,18 +129,29 @@ describe('names on a directory that folds them (simulated)', () => {
     expect(await spellings.check('/alice/1.txt')).toBe(true);
   });
 
-  it('reads a directory once for many checks, again after a write, and sees names made or respelled outside', async () => {
+  it('reads a directory once for many checks, and not at all for new names made there', async () => {
     const { disk, spellings } = world();
     await spellings.check('/alice/notes/doc');
     const reads = disk.reads;
     for (let i = 0; i < 100; i++) await spellings.check('/alice/notes/doc');
+    for (let i = 0; i < 100; i++) {
+      expect(await spellings.check(`/alice/notes/new${i}`, true)).toBe(true);
+      disk.add(`/alice/notes/new${i}`);
+      spellings.added(`/alice/notes/new${i}`);
+      expect(spellings.knownSpelled(`/alice/notes/new${i}`)).toBe(true);
+    }
     expect(disk.reads).toBe(reads);
-    // Made outside svc since the directory was read: found when its name is asked for.
+    spellings.removed('/alice/notes/new0');
+    expect(spellings.knownSpelled('/alice/notes/new0')).toBe(false);
+  });
+
+  it('sees names made outside svc when asked for, and respellings outside once told (as after a git push)', async () => {
+    const { disk, spellings } = world();
+    await spellings.check('/alice/notes/doc');
     disk.add('/alice/notes/Later');
     expect(await spellings.check('/alice/notes/Later')).toBe(true);
-    // Respelled outside svc; a write through the driver (changed) reads the directory again.
     disk.respell('/alice/notes/', 'doc', 'Doc');
-    spellings.changed('/alice/notes/other');
+    spellings.changedUnder('/alice/notes/');
     expect((await refusal(spellings.check('/alice/notes/doc'))).message).toContain('as "Doc"');
   });
 });
