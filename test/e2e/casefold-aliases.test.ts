@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFoldingUnavailable, mountCaseFoldingView, type CaseFoldingView } from '../support/casefold-mount.ts';
-import { startSvc, type RunningSvc } from '../support/server.ts';
+import { createPods, startSvc, type RunningSvc } from '../support/server.ts';
 
 const unavailable = caseFoldingUnavailable();
 if (unavailable && process.env.CI === 'true') throw new Error(`The case-insensitive disk test cannot run: ${unavailable}. scripts/setup-system.sh installs what it needs.`);
@@ -26,7 +26,7 @@ const aclGranting = (bobModes: string) =>
 describe.skipIf(unavailable !== null)('one file under two spellings on a case-insensitive data directory (a FUSE view)', () => {
   let view: CaseFoldingView;
   let svc: RunningSvc;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string> = {};
   const as = (who: string | null, path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (who) headers.set('authorization', `Bearer ${tokens[who]}`);
@@ -45,11 +45,7 @@ describe.skipIf(unavailable !== null)('one file under two spellings on a case-in
   beforeAll(async () => {
     view = await mountCaseFoldingView();
     svc = await startSvc(['-q', '--root', view.path, '--default-quota', '50KB', '--notifications']);
-    for (const name of ['alice', 'bob']) {
-      const made = await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-      expect(made.status).toBe(201);
-      tokens[name] = ((await made.json()) as { token: string }).token;
-    }
+    tokens = await createPods(svc.base, ['alice', 'bob']);
   }, 60_000);
 
   afterAll(async () => {

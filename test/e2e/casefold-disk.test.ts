@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFoldingUnavailable, mountCaseFoldingView, type CaseFoldingView } from '../support/casefold-mount.ts';
-import { startSvc, type RunningSvc } from '../support/server.ts';
+import { createPods, startSvc, type RunningSvc } from '../support/server.ts';
 import { putJsonLdAcl } from '../wac/pods.ts';
 
 const unavailable = caseFoldingUnavailable();
@@ -22,7 +22,7 @@ const turtle = (body: string): RequestInit => ({ method: 'PUT', headers: { 'cont
 describe.skipIf(unavailable !== null)('the attacks of issue 30 on a case-insensitive data directory (a FUSE view)', () => {
   let view: CaseFoldingView;
   let svc: RunningSvc;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string> = {};
   const start = async () => (svc = await startSvc(['-q', '--root', view.path, '--default-quota', '50KB']));
   const restart = async () => {
     await svc.stop();
@@ -38,11 +38,7 @@ describe.skipIf(unavailable !== null)('the attacks of issue 30 on a case-insensi
   beforeAll(async () => {
     view = await mountCaseFoldingView();
     await start();
-    for (const name of ['alice', 'bob']) {
-      const made = await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-      expect(made.status).toBe(201);
-      tokens[name] = ((await made.json()) as { token: string }).token;
-    }
+    tokens = await createPods(svc.base, ['alice', 'bob']);
   }, 60_000);
 
   afterAll(async () => {

@@ -73,3 +73,14 @@ export async function runSvc(args: string[], env: Record<string, string> = {}, c
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, stdout, stderr };
 }
+
+/** Creates a pod per name on a running server (`POST /.pods`) and returns each owner's token by name. */
+export async function createPods(base: string, names: readonly string[]): Promise<Record<string, string>> {
+  const tokens: Record<string, string> = {};
+  for (const name of names) {
+    const made = await fetch(`${base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    if (made.status !== 201) throw new Error(`pod ${name}: ${made.status} ${await made.text()}`);
+    tokens[name] = ((await made.json()) as { token: string }).token;
+  }
+  return tokens;
+}
