@@ -27,7 +27,7 @@ export interface FoldingDirectory {
 
 /** How long a directory's spellings are used without reading it again: bounds how long a rename outside svc goes unseen. */
 const MAX_AGE_MS = 2000;
-/** Names kept in all; a directory with more is read for every check. */
+/** Names kept in all; a directory with more is read whenever one of its names is checked. */
 const MAX_NAMES = 200_000;
 
 interface Spellings {
@@ -38,7 +38,7 @@ interface Spellings {
 }
 
 /** A name of `directory` asked for in another spelling than the one on disk. */
-export function spelledOtherwise(directory: string, asked: string, onDisk: string | null, why = ''): SpelledOtherwiseError {
+function spelledOtherwise(directory: string, asked: string, onDisk: string | null, why = ''): SpelledOtherwiseError {
   const spelling = onDisk === null ? 'in another spelling' : `as ${JSON.stringify(onDisk)}`;
   return new SpelledOtherwiseError(
     directory,
@@ -113,10 +113,14 @@ export class NameSpellings {
     while (start < path.length) {
       const slash = path.indexOf('/', start);
       const end = slash === -1 ? path.length : slash;
-      const spellings = this.#spellings.get(path.slice(0, start));
-      if (spellings && !spellings.names.has(path.slice(start, end))) {
+      const directory = path.slice(0, start);
+      const spellings = this.#recent(directory);
+      if (!spellings) this.#spellings.delete(directory);
+      else if (!spellings.names.has(path.slice(start, end))) {
         spellings.names.add(path.slice(start, end));
         spellings.byFold = undefined;
+        // Weighed again, so the bound on all names kept holds.
+        this.#spellings.set(directory, spellings);
       }
       start = end + 1;
     }
