@@ -4,15 +4,10 @@
  * allowed schemes, and nothing may run. Without chromium the test is skipped, except in CI (CI=true).
  */
 import fc from 'fast-check';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { safeHtml } from '../../src/activitypub/safe-html.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: the browser test of safeHtml needs it (scripts/setup-system.sh installs it).`);
 
 const ALLOWED: Record<string, string[]> = {
   p: ['class'], br: [], span: ['class', 'translate'], a: ['href', 'rel', 'class', 'translate', 'target'], del: [], s: [], pre: [], blockquote: [], code: [],
@@ -78,7 +73,7 @@ describe.skipIf(!hasChromium)('safeHtml in a browser', () => {
   let page: Page;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.setContent('<!doctype html><div id="host"></div>');
     await page.evaluate(() => {

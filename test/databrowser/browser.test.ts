@@ -5,20 +5,14 @@
  * Without chromium the test is skipped, except in CI (CI=true), where it fails: scripts/setup-system.sh
  * installs chromium there.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the data browser tests need it (scripts/setup-system.sh installs it).`);
-}
 const OUTPUT = join(import.meta.dirname, '..', '..', 'test-output', 'databrowser');
 
 const PROFILE = `@prefix foaf: <http://xmlns.com/foaf/0.1/> .
@@ -80,7 +74,7 @@ describe.skipIf(!hasChromium)('the data browser in chromium', () => {
       await put(svc, '/people/dana.ttl', PROFILE);
       await put(svc, '/people/notes.ttl', NOTES);
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -8,29 +8,13 @@
  * an app stored in alice's pod, on her pod's own host, uses localStorage and reads her private resource after
  * she logs in. Without chromium the test is skipped, except in CI (CI=true), where it fails.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { loopbackFetchFor } from '../support/localhost-hosts.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { bundleBrowserApp } from '../idp/browser-app/bundle.ts';
 import { PASSWORD } from '../idp/support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the isolation test needs it (scripts/setup-system.sh installs it).`);
-}
 
 const BOB_SECRET = 'only for bob';
 const ALICE_SECRET = 'only for alice';
@@ -196,7 +180,7 @@ describe.skipIf(!hasChromium)('stored pages cannot act with a logged-in visitor 
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -292,10 +276,7 @@ describe.skipIf(!hasChromium)('stored pages cannot act with a logged-in visitor 
       // One site, as pods.example.org and its pods' hosts are (alice.localhost and localhost would be two): the
       // identity provider's cookie goes along with requests from a pod's page. Secure contexts, as over https.
       const origins = ['pods.test', 'alice.pods.test', 'bob.pods.test'].map((host) => `http://${host}:${port}`).join(',');
-      siteBrowser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [...CHROMIUM_FLAGS, '--host-resolver-rules=MAP pods.test 127.0.0.1, MAP *.pods.test 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${origins}`],
-      });
+      siteBrowser = await launchChromium(['--host-resolver-rules=MAP pods.test 127.0.0.1, MAP *.pods.test 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${origins}`]);
       pages = await stageAttack(world);
       bob = await bobLoggedIn(siteBrowser, world);
     }, 120_000);

@@ -5,19 +5,12 @@
  * strict Content-Security-Policy without a violation. Without chromium the test is skipped, except in CI
  * (CI=true), where it fails: scripts/setup-system.sh installs chromium there.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { basic, bearer, OOB, outOfBandCode, registerApp, tokenRequest } from '../oauth/support.ts';
 import { logIn, PASSWORD, type Browser as LoggedIn } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the browser test of the account page needs it (scripts/setup-system.sh installs it).`);
-}
 
 describe.skipIf(!hasChromium)('the account page in a browser: apps and sessions, each revocable', () => {
   let svc: RunningSvc;
@@ -36,7 +29,7 @@ describe.skipIf(!hasChromium)('the account page in a browser: apps and sessions,
     const answer = await tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: OOB }, { authorization: basic(client.client_id, client.client_secret) });
     appToken = (await answer.json()).access_token;
     phone = await logIn(server, PASSWORD, 'Phone Browser');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

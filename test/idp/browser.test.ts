@@ -4,20 +4,13 @@
  * redirect back, then a DPoP-authenticated read of a private resource. Without chromium the test is
  * skipped, except in CI (CI=true), where it fails: scripts/setup-system.sh installs chromium there.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { bundleBrowserApp } from './browser-app/bundle.ts';
 import { PASSWORD } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the browser test of the identity provider needs it (scripts/setup-system.sh installs it).`);
-}
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Browser test app</title></head>
 <body><button id="login">Log in</button><p id="status">loading</p><p id="webid"></p><p id="result"></p>
@@ -53,7 +46,7 @@ describe.skipIf(!hasChromium)('a browser logs in to svc --idp with @inrupt/solid
     if (put.status !== 201) throw new Error(`PUT ${put.status}`);
 
     app = await serveApp(await bundleBrowserApp(`${svc.base}/`, resource()));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -4,17 +4,12 @@
  * with the key alone, also in the middle of an authorization request. Skipped without chromium, except in
  * CI (see browser.test.ts).
  */
-import { existsSync } from 'node:fs';
 import { finalizeEvent, generateSecretKey, getPublicKey, type EventTemplate } from 'nostr-tools/pure';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { PASSWORD } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: the Nostr browser test needs it (scripts/setup-system.sh installs it).`);
 
 const secret = generateSecretKey();
 const pubkey = getPublicKey(secret);
@@ -38,7 +33,7 @@ describe.skipIf(!hasChromium)('Nostr sign-in in a browser (NIP-07 + NIP-98)', ()
     svc = await startSvc(['--idp']);
     const created = await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice', email: 'alice@example.org', password: PASSWORD }) });
     if (created.status !== 201) throw new Error(`${created.status} ${await created.text()}`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -4,18 +4,11 @@
  * alone and with the email typed, and completes an authorization-code flow with it. Skipped without chromium,
  * except in CI (CI=true), where it fails: scripts/setup-system.sh installs chromium there.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { dpopKey, PASSWORD, pkce } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the passkey browser test needs it (scripts/setup-system.sh installs it).`);
-}
 
 const APP_REDIRECT = 'http://localhost:9/callback';
 
@@ -35,7 +28,7 @@ describe.skipIf(!hasChromium)('passkeys in chromium with a virtual authenticator
     origin = svc.base.replace('127.0.0.1', 'localhost');
     const created = await fetch(`${origin}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice', email: 'alice@example.org', password: PASSWORD }) });
     if (created.status !== 201) throw new Error(`${created.status} ${await created.text()}`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(error.message));

@@ -4,19 +4,12 @@
  * user logs in on the identity provider's page and allows the app, and the page reads the token from the
  * fragment. Without chromium the test is skipped, except in CI (CI=true), where it fails.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
 import { PASSWORD } from '../idp/support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the browser test of OAuth needs it (scripts/setup-system.sh installs it).`);
-}
 
 /** The app: its origin is its client_id, its own page the redirect URI, and the token comes back in the fragment. */
 function appPage(server: string): string {
@@ -47,7 +40,7 @@ describe.skipIf(!hasChromium)('a browser gets a token by the implicit grant (res
     const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(appPage(svc.base)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     app = { server, origin: `http://localhost:${(server.address() as { port: number }).port}` };
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
