@@ -15,11 +15,13 @@ import { SocialRegistry } from './activitypub/social-registry.ts';
 import { gitFeature } from './git/feature.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
+import { favicon, FAVICON_PATH } from './http/favicon.ts';
 import { applyCors } from './http/headers.ts';
 import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature } from './idp/feature.ts';
+import { loginNeededFeature } from './idp/login-needed.ts';
 import { invitesFeature } from './invites/feature.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
@@ -49,9 +51,11 @@ import { storagePathFromUrlPath } from './storage/paths.ts';
 /**
  * The optional features, in the order their routes are registered (see docs/architecture.md). Live reload
  * comes before the data browser, so its script also goes into the data browser's wrapper pages. OAuth comes
- * before the identity provider, whose /idp/* ends in a 404, since its consent page is under /idp/ too.
+ * before the identity provider, whose /idp/* ends in a 404, since its consent page is under /idp/ too. The data
+ * browser and the identity provider's "log in" page (when there is no data browser) come last: they rewrite
+ * what the LDP route answers a browser window.
  */
-const FEATURES: readonly Feature[] = [invitesFeature, oauthFeature, mastodonFeature, idpFeature, notificationsFeature, nostrFeature, activitypubFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature];
+const FEATURES: readonly Feature[] = [invitesFeature, oauthFeature, mastodonFeature, idpFeature, notificationsFeature, nostrFeature, activitypubFeature, gitFeature, docdbFeature, remoteStorageFeature, liveReloadFeature, databrowserFeature, loginNeededFeature];
 
 export interface App {
   fetch(request: Request, env?: unknown, executionContext?: unknown): Response | Promise<Response>;
@@ -235,6 +239,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       await singleUserPod;
     });
 
+  app.on(['GET', 'HEAD'], FAVICON_PATH, favicon(platform.storage, (url) => storagePathFromUrlPath(localPathOf(config, url))));
   for (const parts of features) parts.routes?.(app);
 
   app.all('*', async (c) => {

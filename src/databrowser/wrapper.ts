@@ -4,9 +4,10 @@
  */
 import type { Config } from '../config/options.ts';
 import { ConfigError } from '../config/resolve.ts';
+import { escapeHtml, LOGO_SVG, PAGE_STYLE } from '../http/html.ts';
+import { ASSET_PREFIX } from './client.ts';
+import { NOTICE_STYLE } from './scripts.ts';
 
-/** Where the server serves the data browser's files (local mode) and its own start and shell scripts. */
-export const ASSET_PREFIX = '/.databrowser/';
 const CDN_BASE = 'https://cdn.jsdelivr.net/npm/mashlib@';
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 
@@ -34,8 +35,6 @@ export function databrowserModeOf(config: Config): DatabrowserMode {
   }
   return { kind: 'local' };
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** mashlib's own page body (its `databrowser.html`), which `panes.runDataBrowser()` fills. */
 const MASHLIB_BODY = `<solid-ui-header id="mainSolidUiHeader" brand-link="/"><span slot="title"></span></solid-ui-header>
@@ -74,8 +73,30 @@ export function wrapperPolicy(mode: DatabrowserMode): string {
   ].join('; ');
 }
 
+export interface WrapperOptions {
+  /** `--ui-shell`. */
+  shell: boolean;
+  /** This server's issuer, with `--idp` (on the base domain in subdomain mode, not the page's host). */
+  issuer?: string;
+  /** The resource answered 401 or 403: the page says so above the data browser and offers the login. */
+  refused?: 401 | 403;
+}
+
+const issuerAttribute = (issuer: string | undefined) => (issuer ? ` data-issuer="${escapeHtml(issuer)}"` : '');
+
+/** The notice above the data browser on a page the resource itself refused. */
+function refusalNotice(status: 401 | 403, issuer: string | undefined): string {
+  const text =
+    status === 401
+      ? 'This resource is not public: log in to see it. A typed address or a link sends no login, so the server answered 401 Unauthorized.'
+      : 'The server answered 403 Forbidden: the login it was sent may not read this resource. Log in as someone who may, or ask its owner for access.';
+  const action = issuer ? '<button type="button" id="svc-login">Log in</button>' : '';
+  const hint = issuer ? '' : ' Use the Log in button of the data browser with your identity provider.';
+  return `<div id="svc-login-needed" role="status"><p>${text}${hint} <span id="svc-login-status"></span></p>${action}</div>\n`;
+}
+
 /** The wrapper page for `title` (the resource's URL). */
-export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: boolean; idp: boolean; issuer?: string }): string {
+export function wrapperPage(mode: DatabrowserMode, title: string, options: WrapperOptions): string {
   const head: string[] = ['<meta charset="utf-8">', '<meta name="viewport" content="width=device-width,initial-scale=1">', `<title>${escapeHtml(title)}</title>`];
   let body: string;
   if (mode.kind === 'module') {
@@ -83,12 +104,33 @@ export function wrapperPage(mode: DatabrowserMode, title: string, shell: { on: b
     body = '<div id="mashlib"></div>';
   } else {
     const base = mode.kind === 'cdn' ? mode.base : ASSET_PREFIX;
-    head.push(`<link rel="stylesheet" href="${escapeHtml(base)}mash.css">`, `<script defer src="${escapeHtml(base)}mashlib.min.js"></script>`, `<script defer src="${ASSET_PREFIX}start.js"></script>`);
+    head.push(`<link rel="stylesheet" href="${escapeHtml(base)}mash.css">`, `<script defer src="${escapeHtml(base)}mashlib.min.js"></script>`, `<script defer src="${ASSET_PREFIX}start.js"${issuerAttribute(options.issuer)}></script>`);
     body = MASHLIB_BODY;
   }
-  if (shell.on) {
-    head.push(`<link rel="stylesheet" href="${ASSET_PREFIX}shell.css">`, `<script defer src="${ASSET_PREFIX}shell.js" data-idp="${shell.idp}"${shell.issuer ? ` data-issuer="${escapeHtml(shell.issuer)}"` : ''}></script>`);
+  if (options.refused) {
+    head.push(`<style>${NOTICE_STYLE}</style>`);
+    body = refusalNotice(options.refused, mode.kind === 'module' ? undefined : options.issuer) + body;
+  }
+  if (options.shell) {
+    head.push(`<link rel="stylesheet" href="${ASSET_PREFIX}shell.css">`, `<script defer src="${ASSET_PREFIX}shell.js" data-idp="${Boolean(options.issuer)}"${issuerAttribute(options.issuer)}></script>`);
     body = SHELL + body;
   }
   return `<!doctype html>\n<html lang="en"><head>${head.join('')}</head>\n<body id="PageBody" data-app-shell="databrowser">\n${body}\n</body></html>\n`;
+}
+
+/**
+ * The page a login of the data browser comes back to (`/.databrowser/callback`): mashlib and the callback
+ * script, which finish the login and return to the page it started from. Only the mashlib modes have it.
+ */
+export function callbackPage(mode: Exclude<DatabrowserMode, { kind: 'module' }>, issuer: string | undefined): string {
+  const base = mode.kind === 'cdn' ? mode.base : ASSET_PREFIX;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Logging you in</title>
+<style>${PAGE_STYLE}</style><script defer src="${escapeHtml(base)}mashlib.min.js"></script><script defer src="${ASSET_PREFIX}callback.js"${issuerAttribute(issuer)}></script></head>
+<body><header class="site">${LOGO_SVG}<span>Solid pod server</span></header>
+<main><h1>Logging you in</h1>
+<p id="svc-callback-status" class="status" role="status">Finishing the login with your identity provider…</p>
+<div class="actions"><a id="svc-callback-back" class="button secondary" href="/" hidden>Go back</a></div></main>
+</body></html>
+`;
 }

@@ -3,7 +3,8 @@
  * everywhere) and the JSON API for client credentials.
  */
 import { readJsonBody } from '../http/body.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { messageBox } from '../http/html.ts';
+import { HttpProblem, PROBLEM_TYPE_BASE } from '../http/problem.ts';
 import type { Account } from './accounts.ts';
 import { webIdOf, type IdpContext } from './context.ts';
 import { isForm, readForm } from './form.ts';
@@ -29,7 +30,7 @@ async function render(idp: IdpContext, request: Request, session: CurrentSession
     sessions: (await idp.sessions.list(account)).map(({ id, record }) => ({ id, agent: record.agent, created: record.created, current: id === session.id })),
     ...extra,
   };
-  return page('Your account', accountPage(view), status, {}, true);
+  return page('Your account', accountPage(view), status);
 }
 
 export async function showAccount(idp: IdpContext, request: Request): Promise<Response> {
@@ -67,12 +68,12 @@ async function endEverything(idp: IdpContext, account: Account, password?: strin
 
 export const changePassword = accountForm(async (idp, request, session, form) => {
   const { account } = session;
-  if (!(await idp.accounts.login(account.email, form.current))) return render(idp, request, session, form.csrf!, { error: 'The current password is wrong.' }, 401);
+  if (!(await idp.accounts.login(account.email, form.current))) return render(idp, request, session, form.csrf!, { error: 'The current password is wrong.', errorField: 'current' }, 401);
   let changed: Account;
   try {
     changed = await endEverything(idp, account, form.password ?? '');
   } catch (error) {
-    if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message }, error.status);
+    if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message, ...(error.type === PROBLEM_TYPE_BASE + 'invalid-password' && { errorField: 'new' }) }, error.status);
     throw error;
   }
   // This browser stays logged in, in a session of the new epoch.
@@ -85,9 +86,9 @@ export const changePassword = accountForm(async (idp, request, session, form) =>
 /** `POST /idp/account/sign-out-everywhere`: ends every session (this one too), app authorization and token of the account. */
 export const signOutEverywhere = accountForm(async (idp, request, session) => {
   await endEverything(idp, session.account);
-  const body = `<p role="status">You have been signed out everywhere: every session (this one too) has ended, and so has every token your apps and scripts held.</p>
+  const body = `${messageBox('status', 'You have been signed out everywhere: every session (this one too) has ended, and so has every token your apps and scripts held.')}
 <p class="note">Client credentials you made stay until you revoke them on the account page.</p>
-<p><a href="${AUTH_PATH}">Log in again</a></p>`;
+<div class="actions"><a class="button" href="${AUTH_PATH}">Log in again</a></div>`;
   return page('Signed out everywhere', body, 200, { 'Set-Cookie': idp.sessions.clear(request) });
 });
 
@@ -123,7 +124,7 @@ export const createCredentialForm = accountForm(async (idp, request, session, fo
   try {
     name = credentialName(form.name);
   } catch (error) {
-    return render(idp, request, session, form.csrf!, { error: (error as Error).message }, 400);
+    return render(idp, request, session, form.csrf!, { error: (error as Error).message, errorField: 'cred-name' }, 400);
   }
   const created = await idp.clients.createCredentials(session.account.id, name);
   return render(idp, request, session, form.csrf!, { created }, 201);

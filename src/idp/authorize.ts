@@ -7,7 +7,7 @@ import { issuerFor } from './issuer.ts';
 import { consentPage, loginPage, page } from './pages.ts';
 import { ACCOUNT_PATH, AUTH_PATH } from './paths.ts';
 import { checkCsrf, csrfFor } from './session.ts';
-import { escapeHtml } from '../pods/layout.ts';
+import { messageBox } from '../http/html.ts';
 
 /** The parameters of an authorization request that travel through the login and consent forms. */
 const REQUEST_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
@@ -60,7 +60,7 @@ function redirectBack(issuer: string, redirectUri: string, answer: Record<string
 
 /** The page answering a request that cannot be sent back to any client (unknown client, bad redirect). */
 function refusalPage(detail: string, status = 400): Response {
-  return page('This login request cannot be answered', `<p class="error" role="alert">${escapeHtml(detail)}</p><p>Go back to the application and try again, or tell its makers.</p>`, status);
+  return page('This login request cannot be answered', `${messageBox('error', detail)}<p>Go back to the application and try again, or tell its makers.</p>`, status);
 }
 
 /** Checks an authorization request; answers with the refusal (page or redirect) when it is not valid. */
@@ -68,7 +68,7 @@ async function validate(idp: IdpContext, request: Request, source: Record<string
   const fields = requestFields(source);
   let client: Client;
   try {
-    client = await idp.clients.resolve(fields.client_id);
+    client = await idp.clients.resolve(fields.client_id, new URL(request.url));
   } catch (error) {
     return refusalPage(error instanceof Error ? error.message : 'The client is not known.');
   }
@@ -76,6 +76,9 @@ async function validate(idp: IdpContext, request: Request, source: Record<string
   if (!redirectUri) return refusalPage('The request has no redirect_uri.');
   const allowed = client.redirectUris === null ? isHttpUrl(redirectUri) : client.redirectUris.includes(redirectUri);
   if (!allowed) return refusalPage(`The redirect_uri ${redirectUri} is not one the client ${client.clientId} registered.`);
+  // The public client and Client ID Documents vouch for their redirects themselves: the server's own origin is not theirs.
+  const refusal = client.firstParty ? null : idp.clients.refusal(redirectUri, new URL(request.url));
+  if (refusal) return refusalPage(`The redirect_uri ${refusal}`);
   // Errors go back only to a redirect the client registered: for the public client that would be an open redirect.
   const fail = (error: string, description: string) =>
     client.redirectUris === null ? refusalPage(description) : redirectBack(issuerFor(idp.config, request), redirectUri, { error, error_description: description }, fields.state);
@@ -100,9 +103,11 @@ function consent(idp: IdpContext, request: Request, authorization: Authorization
     clientName: authorization.client.name,
     clientId: authorization.client.clientId,
     redirectUri: authorization.redirectUri,
+    scope: authorization.scope,
+    firstParty: authorization.client.firstParty === true,
     webId: webIdOf(idp.config, account, request),
   });
-  return page(`Allow ${authorization.client.name}?`, body, 200, {}, offerPasskey);
+  return page(`Allow ${authorization.client.name}?`, body);
 }
 
 /** `GET /idp/auth`: the login page, or the consent page when the browser is logged in already. */
@@ -112,12 +117,12 @@ export async function showAuthorization(idp: IdpContext, request: Request): Prom
   const session = await idp.sessions.current(request);
   if (!query.client_id) {
     if (session) return new Response(null, { status: 303, headers: { Location: ACCOUNT_PATH } });
-    return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: {} }), 200, {}, true), [csrf.setCookie]);
+    return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: {} })), [csrf.setCookie]);
   }
   const authorization = await validate(idp, request, query);
   if (authorization instanceof Response) return authorization;
   if (session) return withCookies(consent(idp, request, authorization, session.account, csrf.value), [csrf.setCookie]);
-  return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name }), 200, {}, true), [csrf.setCookie]);
+  return withCookies(page('Log in', loginPage({ csrf: csrf.value, request: authorization.fields, clientName: authorization.client.name })), [csrf.setCookie]);
 }
 
 /** `POST /idp/auth`: the login form. Success leads to consent (or to the account page for a plain login). */
@@ -129,8 +134,8 @@ export async function submitLogin(idp: IdpContext, request: Request): Promise<Re
   const account = await idp.accounts.login(form.email, form.password);
   if (!account) {
     const next = continuation(form.next);
-    const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name ?? (next && form.client_name), next, email: form.email, error: 'The email or the password is wrong.' };
-    return page('Log in', loginPage(view), 401, {}, true);
+    const view = { csrf: form.csrf!, request: authorization?.fields ?? {}, clientName: authorization?.client.name ?? (next && form.client_name), next, email: form.email, error: 'The email or the password is wrong.', errorField: 'password' };
+    return page('Log in', loginPage(view), 401);
   }
   const session = (await idp.sessions.start(request, account)).setCookie;
   if (!authorization) return new Response(null, { status: 303, headers: { Location: afterLogin(form), 'Set-Cookie': session } });
@@ -147,7 +152,7 @@ export async function submitConsent(idp: IdpContext, request: Request): Promise<
   const session = await idp.sessions.current(request);
   if (!session) {
     const view = { csrf: form.csrf!, request: authorization.fields, clientName: authorization.client.name, error: 'Your session has ended; log in again.' };
-    return page('Log in', loginPage(view), 401, {}, true);
+    return page('Log in', loginPage(view), 401);
   }
   if (form.decision !== 'allow') return redirectBack(issuerFor(idp.config, request), authorization.redirectUri, { error: 'access_denied', error_description: 'The user did not allow the request.' }, authorization.state);
   const code = await idp.grants.codes.issue({

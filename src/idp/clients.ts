@@ -1,6 +1,7 @@
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { ExpiredRecords } from './expired-records.ts';
+import type { ClientRules } from './first-party.ts';
 import { oauthError } from './oauth-error.ts';
 import { ACCOUNT_CLIENTS, CLIENTS } from './paths.ts';
 import { equalInConstantTime, randomToken, sha256 } from './random.ts';
@@ -26,6 +27,8 @@ export interface Client {
   secretHash?: string;
   /** Client credentials an account holder made: the client logs in as that account (client_credentials). */
   accountId?: string;
+  /** The server's own data browser (first-party.ts): the only client sent to the server's own origin. */
+  firstParty?: boolean;
 }
 
 /** What `/idp/reg` and the account's credentials keep. */
@@ -54,16 +57,18 @@ export class ClientStore {
   readonly #fetch: OutboundFetch | undefined;
   readonly #now: () => number;
   readonly #unconfirmed: ExpiredRecords;
+  readonly #rules: ClientRules;
 
-  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number, log: (line: string) => void) {
+  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number, log: (line: string) => void, rules: ClientRules) {
     this.#storage = storage;
     this.#fetch = fetch;
     this.#now = now;
     this.#unconfirmed = new ExpiredRecords(storage, CLIENTS, now, log, { lifetimeMs: UNCONFIRMED_CLIENT_MS, expiryOptional: true });
+    this.#rules = rules;
   }
 
-  /** Dynamic client registration (RFC 7591): answers the metadata the client gets back. */
-  async register(metadata: unknown): Promise<Record<string, unknown>> {
+  /** Dynamic client registration (RFC 7591) at the server seen as `here`: answers the metadata the client gets back. */
+  async register(metadata: unknown, here: URL): Promise<Record<string, unknown>> {
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
       throw oauthError(400, 'invalid_client_metadata', 'Send the client metadata as a JSON object.');
     }
@@ -71,6 +76,10 @@ export class ClientStore {
     const redirects = fields.redirect_uris;
     if (!Array.isArray(redirects) || redirects.length === 0 || !redirects.every(isHttpUrl)) {
       throw oauthError(400, 'invalid_redirect_uri', '"redirect_uris" must be a non-empty array of http(s) URLs without fragments.');
+    }
+    for (const redirect of redirects) {
+      const refusal = this.#rules.refusal(redirect, here);
+      if (refusal) throw oauthError(400, 'invalid_redirect_uri', `The redirect_uri ${refusal}`);
     }
     const name = typeof fields.client_name === 'string' ? fields.client_name.slice(0, 200) : undefined;
     const method = fields.token_endpoint_auth_method ?? 'client_secret_basic';
@@ -94,6 +103,11 @@ export class ClientStore {
       response_types: ['code'],
       id_token_signed_response_alg: 'ES256',
     };
+  }
+
+  /** Why no client but the server's own may be sent to `uri` (its origin is the server's), or null. */
+  refusal(uri: string, here: URL): string | null {
+    return this.#rules.refusal(uri, here);
   }
 
   /** Client credentials for an account (client_credentials grant); the secret is shown once, kept hashed. */
@@ -147,13 +161,20 @@ export class ClientStore {
   }
 
   /**
-   * The client a `client_id` names: the public client, a Client ID Document (an https URL, dereferenced
-   * through the guarded outbound fetch), or one registered here. Throws an OAuth `invalid_client` error.
+   * The client a `client_id` names, asked at the server seen as `here`: the public client, the server's own
+   * data browser, a Client ID Document (an https URL, dereferenced through the guarded outbound fetch), or one
+   * registered here. Throws an OAuth `invalid_client` error.
    */
-  async resolve(clientId: unknown): Promise<Client> {
+  async resolve(clientId: unknown, here: URL): Promise<Client> {
     if (typeof clientId !== 'string' || !clientId) throw oauthError(400, 'invalid_request', 'The request names no client_id.');
     if (clientId === PUBLIC_CLIENT) return { clientId, name: 'an application (public client)', redirectUris: null };
-    if (isHttpUrl(clientId)) return this.#fromDocument(clientId);
+    const own = this.#rules.firstParty(clientId, here);
+    if (own) return own;
+    if (isHttpUrl(clientId)) {
+      const refusal = this.#rules.refusal(clientId, here);
+      if (refusal) throw oauthError(400, 'invalid_client', `The client_id ${refusal}`);
+      return this.#fromDocument(clientId);
+    }
     const record = CLIENT_ID.test(clientId) ? await this.#record(clientId) : null;
     if (!record) throw oauthError(401, 'invalid_client', `The client "${clientId}" is not known here.`);
     return {

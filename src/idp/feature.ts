@@ -25,6 +25,7 @@ import { AccountStore, checkCredentials } from './accounts.ts';
 import { showAuthorization, submitConsent, submitLogin, submitLogout } from './authorize.ts';
 import { idpBearerVerifier } from './bearer.ts';
 import { ClientStore } from './clients.ts';
+import { clientRules } from './first-party.ts';
 import type { IdpContext } from './context.ts';
 import { handleCredentials } from './credentials.ts';
 import { discoveryDocument } from './discovery.ts';
@@ -70,7 +71,7 @@ function routes(idp: IdpContext): (app: Hono) => void {
   return (app) => {
     app.get(DISCOVERY_PATH, (c) => Response.json(discoveryDocument(issuerFor(idp.config, c.req.raw))));
     app.get(JWKS_PATH, async () => Response.json({ keys: [(await idp.signingKey()).publicJwk] }));
-    app.post(CLIENT_REGISTRATION_PATH, async (c) => json(await idp.clients.register(await readJsonBody(c.req.raw, 16 * 1024, 'The client metadata')), 201));
+    app.post(CLIENT_REGISTRATION_PATH, async (c) => json(await idp.clients.register(await readJsonBody(c.req.raw, 16 * 1024, 'The client metadata'), new URL(c.req.url)), 201));
     app.get(AUTH_PATH, (c) => showAuthorization(idp, c.req.raw));
     app.post(AUTH_PATH, (c) => submitLogin(idp, c.req.raw));
     app.post(CONSENT_PATH, (c) => submitConsent(idp, c.req.raw));
@@ -127,7 +128,7 @@ export const idpFeature: Feature = {
     const idp: IdpContext = {
       config,
       accounts,
-      clients: new ClientStore(platform.storage, platform.fetch, now, context.log),
+      clients: new ClientStore(platform.storage, platform.fetch, now, context.log, clientRules(config)),
       grants: new GrantStore(platform.storage, now, context.log),
       families,
       ended,

@@ -18,8 +18,9 @@ export const NOSTR_SCRIPT = `'use strict';
     if (!button || !window.nostr) return;
     const status = document.getElementById('nostr-status');
     button.hidden = false;
+    const say = (text, failed) => { status.hidden = false; status.textContent = text; status.className = failed ? 'status error' : 'status note'; status.setAttribute('role', failed ? 'alert' : 'status'); };
     button.addEventListener('click', async () => {
-      status.textContent = '';
+      say('Waiting for your Nostr extension to sign…', false);
       try {
         const url = new URL(button.dataset.nostrPost, location.href).href;
         const form = document.getElementById(button.dataset.nostrFields);
@@ -29,7 +30,7 @@ export const NOSTR_SCRIPT = `'use strict';
         if (!response.ok) throw new Error(answer.detail || answer.title || response.statusText);
         location.assign(answer.location);
       } catch (error) {
-        status.textContent = error.message;
+        say(/reject|denied|cancel/i.test(error.message) ? 'The extension did not sign: allow the request in it, then try again.' : error.message, true);
       }
     });
   }

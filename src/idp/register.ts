@@ -1,6 +1,6 @@
 /** `/idp/register`: a new account with its pod, from the HTML form or from JSON. */
 import { readJsonBody } from '../http/body.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { HttpProblem, PROBLEM_TYPE_BASE } from '../http/problem.ts';
 import type { IdpContext } from './context.ts';
 import { isForm, readForm } from './form.ts';
 import { page, registeredPage, registerPage } from './pages.ts';
@@ -8,6 +8,26 @@ import { checkCsrf, csrfFor } from './session.ts';
 import { registerSingleUserOwner } from './single-user.ts';
 
 const MAX_BODY_BYTES = 16 * 1024;
+
+/** The form field each refusal of a registration concerns (by its problem type), so the page shows it there. */
+const FIELD_OF_PROBLEM: Record<string, string> = {
+  'invalid-email': 'email',
+  'account-exists': 'email',
+  'invalid-password': 'password',
+  'invalid-pod-name': 'name',
+  'reserved-pod-name': 'name',
+  'pod-exists': 'name',
+  'invite-invalid': 'invite',
+  'invite-exhausted': 'invite',
+  'invite-revoked': 'invite',
+};
+
+function fieldOf(error: HttpProblem, singleUser: boolean): { errorField?: string } {
+  const slug = error.type.startsWith(PROBLEM_TYPE_BASE) ? error.type.slice(PROBLEM_TYPE_BASE.length) : '';
+  // In single-user mode the one refusal of a well-formed form is the owner token's.
+  const named = singleUser && slug === 'registration-disabled' ? 'token' : FIELD_OF_PROBLEM[slug];
+  return named ? { errorField: named } : {};
+}
 
 export function showRegistration(idp: IdpContext, request: Request): Response {
   const csrf = csrfFor(request);
@@ -50,6 +70,6 @@ export async function submitRegistration(idp: IdpContext, request: Request): Pro
     return page('Your account is ready', registeredPage(created.webId, created.podUri), 201);
   } catch (error) {
     if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
-    return page('Register', registerPage({ ...view, error: error.message }), error.status);
+    return page('Register', registerPage({ ...view, error: error.message, ...fieldOf(error, idp.config.singleUser) }), error.status);
   }
 }

@@ -86,7 +86,7 @@ const ENDED_BY_ACCOUNT = 'The account has signed out everywhere or changed its p
 export async function handleToken(idp: IdpContext, request: Request): Promise<Response> {
   const form = await readForm(request);
   const { clientId, secret } = clientAuthentication(request, form);
-  const client = await idp.clients.resolve(clientId);
+  const client = await idp.clients.resolve(clientId, new URL(request.url));
   if (!secretMatches(client, secret === null ? null : await sha256(secret))) {
     throw oauthError(401, 'invalid_client', 'The client authentication failed (wrong or missing client_secret).', { 'WWW-Authenticate': 'Basic' });
   }

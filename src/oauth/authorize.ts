@@ -10,7 +10,7 @@ import { oauthError } from '../idp/oauth-error.ts';
 import { loginPage, page } from '../idp/pages.ts';
 import { checkCsrf, csrfFor } from '../idp/session.ts';
 import { HttpProblem } from '../http/problem.ts';
-import { escapeHtml } from '../pods/layout.ts';
+import { escapeHtml, messageBox } from '../http/html.ts';
 import { onOwnHost } from '../pods/own-hosts.ts';
 import { redirectAllowed, type App } from './apps.ts';
 import type { OAuthContext } from './context.ts';
@@ -45,7 +45,7 @@ const noStore = { 'Cache-Control': 'no-store' };
  */
 function refusal(request: Request, status: number, error: string, description: string): Response {
   if ((request.headers.get('accept') ?? '').includes('text/html')) {
-    return page('This authorization request cannot be answered', `<p class="error" role="alert">${escapeHtml(description)} (<code>${escapeHtml(error)}</code>)</p><p>Go back to the app and try again, or tell its makers.</p>`, status);
+    return page('This authorization request cannot be answered', `${messageBox('error', description)}<p class="note">Error code: <code>${escapeHtml(error)}</code></p><p>Go back to the app and try again, or tell its makers.</p>`, status);
   }
   const response = oauthError(status, error, description).toResponse();
   response.headers.set('Cache-Control', 'no-store');
@@ -127,7 +127,7 @@ export async function showAppConsent(oauth: OAuthContext, request: Request): Pro
   const session = await oauth.sessions.current(request);
   if (!session) {
     const login = loginPage({ csrf: csrf.value, request: {}, next: url.pathname + url.search, clientName: authorization.app.name });
-    return withCookie(page('Log in', login, 200, {}, true), csrf.setCookie);
+    return withCookie(page('Log in', login), csrf.setCookie);
   }
   return withCookie(consent(request, authorization, webIdOf(oauth.config, session.account, request), csrf.value), csrf.setCookie);
 }
@@ -154,12 +154,12 @@ export async function submitAppConsent(oauth: OAuthContext, request: Request): P
   const session = await oauth.sessions.current(request);
   if (!session) {
     const next = `${CONSENT_PATH}?${new URLSearchParams(authorization.fields)}`;
-    return page('Log in', loginPage({ csrf: form.csrf!, request: {}, next, clientName: authorization.app.name, error: 'Your session has ended; log in again.' }), 401, {}, true);
+    return page('Log in', loginPage({ csrf: form.csrf!, request: {}, next, clientName: authorization.app.name, error: 'Your session has ended; log in again.' }), 401);
   }
   const { app, redirectUri, responseType, scopes, state } = authorization;
   const outOfBand = redirectUri === OUT_OF_BAND;
   if (form.decision !== 'allow') {
-    if (outOfBand) return page('Not allowed', `<p>You did not allow ${escapeHtml(app.name)}; it got nothing.</p>`, 403);
+    if (outOfBand) return page('Not allowed', `<p class="lead">You did not allow ${escapeHtml(app.name)}; it got nothing.</p><p>You can close this page.</p>`, 403);
     return redirectBack(redirectUri, responseType, { error: 'access_denied', error_description: 'The user did not allow the request.' }, state);
   }
   oauth.log(`oauth: ${session.account.email} allowed ${app.name} (${app.clientId}) ${scopes.join(' ')}`);

@@ -1,5 +1,5 @@
 /** The consent page of an app's authorization and the page that shows an out-of-band code. */
-import { escapeHtml } from '../pods/layout.ts';
+import { escapeHtml, hiddenFields } from '../http/html.ts';
 import { LOGOUT_PATH } from '../idp/paths.ts';
 import { CONSENT_PATH } from './paths.ts';
 
@@ -20,11 +20,6 @@ function describeScope(scope: string): string {
   return scope;
 }
 
-const hidden = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('\n');
-
 export interface AppConsentView {
   csrf: string;
   request: Record<string, string>;
@@ -37,22 +32,28 @@ export interface AppConsentView {
 }
 
 export function appConsentPage(view: AppConsentView): string {
-  const website = view.website ? `<tr><td>Website</td><td><code>${escapeHtml(view.website)}</code></td></tr>` : '';
-  const back = view.redirectUri ? `<code>${escapeHtml(view.redirectUri)}</code>` : 'nowhere: a code is shown for you to paste into the app';
-  return `<p>You are logged in as <code>${escapeHtml(view.webId)}</code>.</p>
-<p>The app <strong>${escapeHtml(view.appName)}</strong> asks to:</p>
-<ul id="scopes">${view.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(describeScope(scope))}</li>`).join('')}</ul>
-<table>${website}<tr><td>Returns to</td><td>${back}</td></tr></table>
+  const website = view.website ? `<dt>Website</dt><dd><code>${escapeHtml(view.website)}</code></dd>` : '';
+  const back = view.redirectUri ? `<code>${escapeHtml(view.redirectUri)}</code>` : 'nowhere: a code is shown here for you to paste into the app';
+  const warning = view.redirectUri ? `<p class="note">Allow only an app you opened yourself: whoever receives the token at <code>${escapeHtml(new URL(view.redirectUri).origin)}</code> acts as you.</p>` : '';
+  return `<p class="lead">The app <strong>${escapeHtml(view.appName)}</strong> asks for access to your account.</p>
+<dl class="facts">
+<dt>You</dt><dd><code>${escapeHtml(view.webId)}</code></dd>
+<dt>App</dt><dd>${escapeHtml(view.appName)}</dd>${website}
+<dt>The token goes to</dt><dd>${back}</dd>
+</dl>
+<p>If you allow it, the app may:</p>
+<ul id="scopes" class="scopes">${view.scopes.map((scope) => `<li>${escapeHtml(describeScope(scope))} <span class="note">(<code>${escapeHtml(scope)}</code>)</span></li>`).join('')}</ul>
+${warning}
 <form method="post" action="${CONSENT_PATH}">
-${hidden({ ...view.request, csrf: view.csrf })}
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+${hiddenFields({ ...view.request, csrf: view.csrf })}
+<div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
 </form>
-<form method="post" action="${LOGOUT_PATH}">${hidden({ csrf: view.csrf })}<button type="submit">Not you? Log out</button></form>`;
+<form method="post" action="${LOGOUT_PATH}">${hiddenFields({ csrf: view.csrf })}<button type="submit" class="secondary small">Not you? Log out</button></form>`;
 }
 
 export function outOfBandCodePage(appName: string, code: string): string {
-  return `<p>Copy this code and paste it into <strong>${escapeHtml(appName)}</strong>:</p>
+  return `<p class="lead">Copy this code and paste it into <strong>${escapeHtml(appName)}</strong>:</p>
 <p><code id="code">${escapeHtml(code)}</code></p>
 <p class="note">It works once, within 10 minutes.</p>`;
 }

@@ -2,6 +2,7 @@
  * The documents of a new pod, all with relative IRIs so a pod keeps working under any host name.
  * Paths are relative to the pod root; `owner` is the WebID relative to each document.
  */
+import { escapeHtml } from '../http/html.ts';
 
 export interface PodFile {
   path: string;
@@ -43,10 +44,6 @@ export function profileJsonLd(name: string, extras: ProfileExtras = {}): Record<
       },
     ],
   };
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** The profile page: readable HTML around a JSON-LD island that holds the profile graph. */

@@ -21,3 +21,14 @@ export function onOwnHost(config: HostOptions, target: URL, seenFrom: URL): bool
   if (allowed === undefined) allowedByConfig.set(config, (allowed = parseAllowedHosts(config.allowedHosts)));
   return allowed !== null && (allowed.has(target.host) || allowed.has(target.hostname));
 }
+
+/**
+ * Is `target` on the origin of the server's own pages (the identity provider's)? In path mode that is every
+ * host of the server, as for `onOwnHost`; in subdomain mode only the base domain: a pod's host is an origin of
+ * its own, where the pod's own apps run and log in.
+ */
+export function onServerOrigin(config: HostOptions, target: URL, seenFrom: URL): boolean {
+  const hosts = podHostsOf(config);
+  if (!hosts) return onOwnHost(config, target, seenFrom);
+  return onOwnHost(config, target, seenFrom) && hosts.roleOf(target.hostname).kind === 'main';
+}

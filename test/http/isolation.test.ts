@@ -21,10 +21,14 @@ describe('stored content in path mode', () => {
     const token = await bearerOf(app);
     expect((await app.request('/alice/public/page.html', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/html' }, body: PAGE })).status).toBe(201);
     for (const path of ['/alice/public/page.html', '/alice/public/', '/alice/nothing-here', '/alice/']) {
-      const response = await app.request(path, { headers: { accept: 'text/html' } });
+      const response = await app.request(path, { headers: { accept: 'text/html', 'sec-fetch-mode': 'cors' } });
       expect(response.headers.get('content-security-policy'), path).toBe(SANDBOX);
       expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
+    // A window opening the refused URL gets the server's own page (its strict policy), with nothing stored in it.
+    const refused = await app.request('/alice/nothing-here', { headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(SANDBOX).toMatch(/^sandbox /);
     expect(SANDBOX).not.toContain('allow-same-origin');
     expect(SANDBOX).not.toContain('allow-top-navigation');
