@@ -100,6 +100,15 @@ export const databrowserFeature: Feature = {
           const wantsPage = prefersHtml(request.headers.get('accept'));
           const navigation = isWindowNavigation(request);
           if (!wantsPage && !navigation) return next();
+          // The browser may hold the RDF the data browser fetched at this URL and ask for the page with that
+          // representation's validator (Vary: Accept makes it revalidate, not refetch): a 304 would show it the
+          // RDF. The page is another representation, so the page request is answered whole.
+          if (wantsPage && (request.headers.has('if-none-match') || request.headers.has('if-modified-since'))) {
+            const headers = new Headers(request.headers);
+            headers.delete('if-none-match');
+            headers.delete('if-modified-since');
+            c.req.raw = new Request(request.url, { method: request.method, headers });
+          }
           await next();
           const status = c.res.status;
           // What would have been RDF becomes the wrapper: pod roots' profile pages, files and other errors stay as they are.

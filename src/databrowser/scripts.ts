@@ -151,6 +151,7 @@ export const SHELL_STYLE = `body { padding-bottom: 2.6em; }
 
 /** The notice of a page answered 401 or 403: over the data browser at the bottom of the window, above the UI shell's bar. */
 export const NOTICE_STYLE = `#svc-login-needed { position: fixed; left: 0.75rem; right: 0.75rem; bottom: 0.75rem; z-index: 10001; max-width: 44rem; margin: 0 auto; display: flex; flex-wrap: wrap; gap: 0.5em 1em; align-items: center; padding: 0.75em 1em; background: #fff4d6; color: #3d2e00; border: 1px solid #d9b44a; border-radius: 12px; box-shadow: 0 6px 24px rgba(0, 0, 0, 0.18); font: 15px/1.45 system-ui, sans-serif; }
+#svc-login-needed[hidden] { display: none; }
 #svc-shell ~ #svc-login-needed { bottom: 3.4em; }
 #svc-login-needed p { margin: 0; flex: 1 1 18em; }
 #svc-login-needed button { font: inherit; font-weight: 600; min-height: 2.75em; padding: 0.3em 1.2em; border-radius: 9px; border: 2px solid #5136c2; background: #5136c2; color: #fff; cursor: pointer; }

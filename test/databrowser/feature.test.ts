@@ -39,6 +39,16 @@ describe('--databrowser wrapper', () => {
     }
   });
 
+  it("answers the page whole to a browser revalidating the RDF it holds for that URL (never 304 with the RDF's validator)", async () => {
+    const { request } = await withData({ databrowser: true });
+    const rdf = await request('/data/doc.ttl', { headers: { accept: MASHLIB_FETCH } });
+    const etag = rdf.headers.get('etag')!;
+    expect((await request('/data/doc.ttl', { headers: { accept: MASHLIB_FETCH, 'if-none-match': etag } })).status).toBe(304);
+    const page = await request('/data/doc.ttl', { headers: { accept: NAVIGATION, 'if-none-match': etag, 'if-modified-since': new Date().toUTCString() } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('mashlib.min.js');
+  });
+
   it('keeps RDF for mashlib fetches, fetch-style clients and clients without Accept', async () => {
     const { request } = await withData({ databrowser: true });
     for (const accept of [MASHLIB_FETCH, '*/*', 'text/turtle', undefined]) {
