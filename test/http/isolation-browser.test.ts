@@ -4,9 +4,11 @@
  * into a guestbook anyone may append to; bob, logged in at the identity provider, opens each. Every page
  * tries to read bob's account page, to make client credentials for him, to read his private resource, to
  * get a token through /oauth/authorize, and to frame the consent page. Each attempt must fail, in path mode
- * (and through the data browser, which frames stored HTML) and in subdomain mode. The legitimate use stays:
- * an app stored in alice's pod, on her pod's own host, uses localStorage and reads her private resource after
- * she logs in. Without chromium the test is skipped, except in CI (CI=true), where it fails.
+ * (and through the data browser, which frames stored HTML) and in subdomain mode. In path mode the pages also
+ * try a Solid-OIDC login of bob's sent to themselves (registering a client for their own URL, the public
+ * client), and one of the data browser, the server's first-party client, whose code stays on its callback.
+ * The legitimate use stays: an app stored in alice's pod, on her pod's own host, uses localStorage and reads
+ * her private resource after she logs in. Without chromium the test is skipped, except in CI (CI=true).
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +170,33 @@ async function tokenThroughAuthorize(page: Page, server: string, clientId: strin
   return { url: page.url(), consentShown };
 }
 
+/**
+ * The page asks the identity provider (Solid-OIDC, /idp/auth) for a login of bob sent to `redirectUri`, as
+ * `clientId`, with a PKCE challenge of its own; bob clicks Allow if a consent page comes. Answers where the
+ * browser ends and whether any later request reached a page of alice's (where a code could be read).
+ */
+async function solidLoginThroughAuthorize(page: Page, server: string, clientId: string, redirectUri: string): Promise<{ url: string; consentShown: boolean; alicePagesAfter: string[] }> {
+  const self = page.url();
+  const authorize = `${server}/idp/auth?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid webid offline_access', state: 'taken', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`;
+  await page.evaluate((url) => {
+    location.href = url;
+  }, authorize);
+  await page.waitForURL((url) => url.href !== self);
+  await page.waitForLoadState();
+  const allow = page.locator('button[value=allow]');
+  const consentShown = (await allow.count()) > 0;
+  const alicePagesAfter: string[] = [];
+  if (consentShown) {
+    page.on('request', (request) => {
+      if (request.url().includes('/alice/')) alicePagesAfter.push(request.url());
+    });
+    await allow.click();
+    await page.waitForURL((url) => !url.pathname.startsWith('/idp/'));
+    await page.waitForLoadState('networkidle');
+  }
+  return { url: page.url(), consentShown, alicePagesAfter };
+}
+
 /** Each attempt is its own assertion: one that succeeds does not hide the others. */
 function expectAttackFailed(attack: Attack, server: string): void {
   expect.soft(attack.origin, 'the page runs with the origin of the identity provider').not.toBe(server);
@@ -226,6 +255,37 @@ describe.skipIf(!hasChromium)('stored pages cannot act with a logged-in visitor 
         await page.close();
       }, 60_000);
     }
+
+    for (const kind of ['html', 'svg', 'guestbook'] as const) {
+      it(`alice's ${kind} page can register no client for itself, and gets no login of bob's sent to itself through /idp/auth`, async () => {
+        const page = await bob.newPage();
+        await page.goto(pages[kind]);
+        const registration = await page.evaluate(async (server) => {
+          const response = await fetch(`${server}/idp/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [location.href], client_name: 'Notes' }) });
+          return { status: response.status, error: (await response.json()).error };
+        }, world.server);
+        expect(registration).toEqual({ status: 400, error: 'invalid_redirect_uri' });
+        const publicClient = 'http://www.w3.org/ns/solid/terms#PublicOidcClient';
+        const { url, consentShown } = await solidLoginThroughAuthorize(page, world.server, publicClient, pages[kind]);
+        expect(consentShown, 'a consent page was shown for a login sent to a stored page').toBe(false);
+        expect(url).not.toContain('code=');
+        expect(await page.locator('body').textContent()).toContain("is on this server's own origin");
+        await page.close();
+      }, 60_000);
+    }
+
+    it("alice's page starting a login of the data browser (the first-party client) gets no code: it lands on the server's callback, which keeps it", async () => {
+      const page = await bob.newPage();
+      await page.goto(pages.html);
+      const { url, consentShown, alicePagesAfter } = await solidLoginThroughAuthorize(page, world.server, `${world.server}/.databrowser/id`, `${world.server}/.databrowser/callback`);
+      // Bob sees the data browser's consent page and allows it; the code goes to the callback page only.
+      expect(consentShown).toBe(true);
+      expect(new URL(url).pathname).toBe('/.databrowser/callback');
+      await page.locator('#svc-callback-status.error').waitFor();
+      expect(page.url(), 'the code stayed in the address bar').toBe(`${world.server}/.databrowser/callback`);
+      expect(alicePagesAfter, 'a page of alice was loaded after the Allow').toEqual([]);
+      await page.close();
+    }, 60_000);
 
     it("the data browser frames alice's page as mashlib does (allow-same-origin), and the page still runs in an origin of its own", async () => {
       const page = await bob.newPage();
