@@ -67,6 +67,7 @@ backLink.href = back;
 const answer = new URL(location.href).searchParams;
 const fail = (text) => {
   history.replaceState(null, '', location.pathname);
+  document.title = document.querySelector('h1').textContent = 'The login did not finish';
   status.textContent = text;
   status.className = 'status error';
   status.setAttribute('role', 'alert');

@@ -58,11 +58,12 @@ code{font:.88em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflo
 @media (max-width:40rem){.facts{grid-template-columns:1fr;gap:.1rem}.facts dd{margin-bottom:.5rem}}
 .scopes{padding-left:1.2rem}
 .scopes li{margin:.3rem 0}
-.table-wrap{overflow-x:auto;margin:.5rem 0}
+.table-wrap{position:relative;overflow-x:auto;margin:.5rem 0}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
 th,td{text-align:left;padding:.5rem .5rem .5rem 0;border-bottom:1px solid var(--line);vertical-align:middle}
 th{color:var(--muted);font-weight:600}
 td form{margin:0}
+time{white-space:nowrap}
 .divider{display:flex;align-items:center;gap:.75rem;color:var(--muted);font-size:.9rem;margin:1.5rem 0 1rem}
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--line)}
 .status{min-height:1.5em}

@@ -229,13 +229,13 @@ export function accountPage(view: AccountView): string {
     : '';
   const rows = view.credentials
     .map(
-      (credential) => `<tr><td>${escapeHtml(credential.name)}</td><td><code>${escapeHtml(credential.clientId)}</code></td><td>${escapeHtml(credential.created.slice(0, 10))}</td>
+      (credential) => `<tr><td>${escapeHtml(credential.name)}</td><td><code>${escapeHtml(credential.clientId)}</code></td><td><time datetime="${escapeHtml(credential.created)}">${escapeHtml(credential.created.slice(0, 10))}</time></td>
 <td>${buttonForm(`${ACCOUNT_PATH}/credentials/revoke`, { csrf: view.csrf, client_id: credential.clientId }, 'Revoke', `Revoke the credential ${credential.name}`)}</td></tr>`,
     )
     .join('\n');
   const passkeyRows = view.passkeys
     .map(
-      (passkey) => `<tr><td>${escapeHtml(passkey.name)}</td><td>added ${escapeHtml(passkey.created.slice(0, 10))}</td><td>${passkey.lastUsed ? `last used ${escapeHtml(passkey.lastUsed.slice(0, 10))}` : 'not used yet'}</td>
+      (passkey) => `<tr><td>${escapeHtml(passkey.name)}</td><td>added <time datetime="${escapeHtml(passkey.created)}">${escapeHtml(passkey.created.slice(0, 10))}</time></td><td>${passkey.lastUsed ? `last used <time datetime="${escapeHtml(passkey.lastUsed)}">${escapeHtml(passkey.lastUsed.slice(0, 10))}</time>` : 'not used yet'}</td>
 <td>${buttonForm(`${ACCOUNT_PATH}/passkeys/remove`, { csrf: view.csrf, id: passkey.id }, 'Remove', `Remove the passkey ${passkey.name}`)}</td></tr>`,
     )
     .join('\n');

@@ -8,7 +8,12 @@ import { PASSKEYS_PATH } from './paths.ts';
 
 export const PASSKEY_SCRIPT = `(() => {
 const status = document.getElementById('passkey-status');
-const say = (text, failed) => { status.textContent = text; status.setAttribute('role', failed ? 'alert' : 'status'); status.className = failed ? 'status error' : 'status note'; };
+const say = (text, failed) => {
+  status.textContent = text; status.setAttribute('role', failed ? 'alert' : 'status'); status.className = failed ? 'status error' : 'status note';
+  // An address the message names becomes a link to it.
+  const address = /https?:\\/\\/\\S+\\//.exec(text);
+  if (address) { const link = document.createElement('a'); link.href = address[0]; link.textContent = address[0]; status.textContent = text.slice(0, address.index); status.append(link, text.slice(address.index + address[0].length)); }
+};
 const csrf = document.querySelector('input[name=csrf]').value;
 const onAddress = /^[0-9.]+$|^\\[.*\\]$/.test(location.hostname);
 function explain(error, making) {
