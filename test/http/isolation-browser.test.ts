@@ -149,35 +149,20 @@ async function framedIdpForms(page: Page, server: string): Promise<number> {
   return forms;
 }
 
-/**
- * The page asks for a token for an app on the server itself (`clientId`), sent back to the page; bob, who
- * trusts the server, clicks Allow if a consent page comes. Answers the URL the browser ends at.
- */
-async function tokenThroughAuthorize(page: Page, server: string, clientId: string): Promise<{ url: string; consentShown: boolean }> {
-  const self = page.url();
-  const authorize = `${server}/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: self, response_type: 'token', scope: 'read write' })}`;
-  await page.evaluate((url) => {
-    location.href = url;
-  }, authorize);
-  await page.waitForURL((url) => url.href !== self);
-  await page.waitForLoadState();
-  const allow = page.locator('button[value=allow]');
-  const consentShown = (await allow.count()) > 0;
-  if (consentShown) {
-    await allow.click();
-    await page.waitForURL((url) => url.href.startsWith(self));
-  }
-  return { url: page.url(), consentShown };
+interface ConsentWalk {
+  /** Where the browser ends. */
+  url: string;
+  consentShown: boolean;
+  /** Requests for alice's pages after the Allow (where an answer sent to them could be read). */
+  alicePagesAfter: string[];
 }
 
 /**
- * The page asks the identity provider (Solid-OIDC, /idp/auth) for a login of bob sent to `redirectUri`, as
- * `clientId`, with a PKCE challenge of its own; bob clicks Allow if a consent page comes. Answers where the
- * browser ends and whether any later request reached a page of alice's (where a code could be read).
+ * The page sends the browser to `authorize`; bob, who trusts the server, clicks Allow if a consent page
+ * comes, and the browser goes where the answer sends it.
  */
-async function solidLoginThroughAuthorize(page: Page, server: string, clientId: string, redirectUri: string): Promise<{ url: string; consentShown: boolean; alicePagesAfter: string[] }> {
+async function throughConsent(page: Page, authorize: string): Promise<ConsentWalk> {
   const self = page.url();
-  const authorize = `${server}/idp/auth?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid webid offline_access', state: 'taken', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`;
   await page.evaluate((url) => {
     location.href = url;
   }, authorize);
@@ -196,6 +181,14 @@ async function solidLoginThroughAuthorize(page: Page, server: string, clientId: 
   }
   return { url: page.url(), consentShown, alicePagesAfter };
 }
+
+/** The page asks /oauth/authorize for a token for an app on the server itself (`clientId`), sent back to the page. */
+const tokenThroughAuthorize = (page: Page, server: string, clientId: string) =>
+  throughConsent(page, `${server}/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: page.url(), response_type: 'token', scope: 'read write' })}`);
+
+/** The page asks the identity provider (Solid-OIDC) for a login of bob sent to `redirectUri`, as `clientId`, with a PKCE challenge of its own. */
+const solidLoginThroughAuthorize = (page: Page, server: string, clientId: string, redirectUri: string) =>
+  throughConsent(page, `${server}/idp/auth?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid webid offline_access', state: 'taken', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`);
 
 /** Each attempt is its own assertion: one that succeeds does not hide the others. */
 function expectAttackFailed(attack: Attack, server: string): void {
