@@ -3,18 +3,11 @@
  * resource's stream in its `Link` header and reads it with fetch and the pod owner's token, across origins
  * (preflight included), while the test writes. Without chromium the test is skipped, except in CI (CI=true).
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: the browser test of streaming notifications needs it (scripts/setup-system.sh installs it).`);
-}
 
 /** Finds the stream of `topic` and appends each notification it reads to #notes (one JSON-LD line each). */
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Watch</title></head><body><ol id="notes"></ol>
@@ -52,7 +45,7 @@ describe.skipIf(!hasChromium)('a browser reads a StreamingHTTPChannel2023 stream
     const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     app = { server, origin: `http://localhost:${(server.address() as { port: number }).port}` };
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
