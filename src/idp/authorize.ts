@@ -104,7 +104,7 @@ function consent(idp: IdpContext, request: Request, authorization: Authorization
     clientId: authorization.client.clientId,
     redirectUri: authorization.redirectUri,
     scope: authorization.scope,
-    firstParty: authorization.client.firstParty === true,
+    firstParty: authorization.client.firstParty ? (authorization.client.onPodHost ? 'pod-host' : 'server') : undefined,
     webId: webIdOf(idp.config, account, request),
   });
   return page(`Allow ${authorization.client.name}?`, body);

@@ -29,6 +29,8 @@ export interface Client {
   accountId?: string;
   /** The server's own data browser (first-party.ts): the only client sent to the server's own origin. */
   firstParty?: boolean;
+  /** The data browser on a pod's host (subdomain mode): an origin the pod's own stored pages share. */
+  onPodHost?: boolean;
 }
 
 /** What `/idp/reg` and the account's credentials keep. */

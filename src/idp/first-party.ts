@@ -27,7 +27,8 @@ export function clientRules(config: Config): ClientRules {
       if (!mashlib || !URL.canParse(clientId)) return null;
       const url = new URL(clientId);
       if (url.pathname !== CLIENT_ID_PATH || url.search || url.hash || url.username || url.password || !onOwnHost(config, url, here)) return null;
-      return { clientId, name: clientNameOf(url.host), redirectUris: [url.origin + CALLBACK_PATH], firstParty: true };
+      const onPodHost = !onServerOrigin(config, url, here);
+      return { clientId, name: clientNameOf(url.host), redirectUris: [url.origin + CALLBACK_PATH], firstParty: true, ...(onPodHost && { onPodHost }) };
     },
     refusal(uri, here) {
       if (!URL.canParse(uri) || !onServerOrigin(config, new URL(uri), here)) return null;

@@ -66,8 +66,11 @@ export interface ConsentView {
   webId: string;
   /** The scopes asked for (`openid webid offline_access`). */
   scope: string;
-  /** The server's own data browser, which it registered itself. */
-  firstParty?: boolean;
+  /**
+   * The server's own data browser, which it registered itself: on the server's origin, or on a pod's host
+   * (subdomain mode), whose origin the pod's stored pages share.
+   */
+  firstParty?: 'server' | 'pod-host';
   /** After a password login by an account without passkeys: offer to add one. */
   offerPasskey?: boolean;
 }
@@ -96,8 +99,9 @@ export function consentPage(view: ConsentView): string {
   const scopes = view.scope.split(' ').filter(Boolean);
   const described = scopes.map((scope) => `<li>${escapeHtml(describeSolidScope(scope) ?? `use the scope "${scope}"`)} <span class="note">(<code>${escapeHtml(scope)}</code>)</span></li>`).join('');
   const who = view.firstParty ? `${escapeHtml(view.clientName)}, which this server runs itself` : escapeHtml(view.clientName);
+  const podHost = view.firstParty === 'pod-host' ? `<p class="note">It runs on the host of a pod, <code>${escapeHtml(new URL(view.redirectUri).host)}</code>, where the pages stored in that pod run too: allow it only if you opened the data browser there yourself.</p>\n` : '';
   return `<p class="lead"><strong>${who}</strong> asks to log in as you.</p>
-<dl class="facts">
+${podHost}<dl class="facts">
 <dt>You</dt><dd><code>${escapeHtml(view.webId)}</code></dd>
 <dt>App</dt><dd>${escapeHtml(view.clientName)}<br><code>${escapeHtml(view.clientId)}</code></dd>
 <dt>Your login goes to</dt><dd><code>${escapeHtml(view.redirectUri)}</code></dd>

@@ -54,6 +54,7 @@ describe('the data browser as first-party client (path mode)', () => {
     const { html, cookies, fields } = await consentPage(send, origin, authorization(clientId, callback, challenge));
     expect(html).toContain('<strong>Data browser of pod.test, which this server runs itself</strong> asks to log in as you.');
     expect(html).toContain(`<code>${callback}</code>`);
+    expect(html).not.toContain('runs on the host of a pod');
     const back = await send(`${origin}/idp/consent`, form({ ...fields, decision: 'allow' }, { cookie: cookies }));
     expect(back.status).toBe(303);
     const location = new URL(back.headers.get('location')!);
@@ -126,6 +127,11 @@ describe('subdomain mode', () => {
 
     const browser = await consentPage(send, base, authorization(`${alice}/.databrowser/id`, `${alice}/.databrowser/callback`, challenge));
     expect(browser.html).toContain('Data browser of alice.pods.test');
+    // Her stored pages share that origin: the consent page says so, not only that the server runs it.
+    expect(browser.html).toContain('It runs on the host of a pod, <code>alice.pods.test</code>, where the pages stored in that pod run too');
+    const onBase = await consentPage(send, base, authorization(`${base}/.databrowser/id`, `${base}/.databrowser/callback`, challenge));
+    expect(onBase.html).toContain('Data browser of pods.test, which this server runs itself');
+    expect(onBase.html).not.toContain('runs on the host of a pod');
     const crossed = await refusal(await send(`${base}/idp/auth?${authorization(`${alice}/.databrowser/id`, `${base}/.databrowser/callback`, challenge)}`));
     expect(crossed).toContain('is not one the client');
   });
