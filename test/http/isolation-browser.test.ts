@@ -135,7 +135,7 @@ async function credentialsOfBob(world: World): Promise<unknown[]> {
 }
 
 async function attackResults(target: Page | ReturnType<Page['frame']> & object): Promise<Attack> {
-  await target.waitForFunction(() => (self as unknown as { attack?: unknown }).attack !== undefined, null, { timeout: 20_000 });
+  await target.waitForFunction(() => (self as unknown as { attack?: unknown }).attack !== undefined, null, { timeout: 45_000 });
   return target.evaluate(() => (self as unknown as { attack: Attack }).attack);
 }
 
