@@ -4,8 +4,8 @@
  * these; nothing here remembers anything.
  */
 import { lstatSync, type BigIntStats } from 'node:fs';
-import { lstat, mkdir, opendir, rmdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, opendir, rmdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ancestorsOf, isReservedName, parentOf } from '../src/storage/paths.ts';
 import { StorageError, type ResourceMeta } from '../src/storage/types.ts';
 
@@ -81,6 +81,29 @@ export async function readMembers(root: string, container: string): Promise<Reso
   }
   await drain();
   return members;
+}
+
+/**
+ * `mkdir -p` that gives up where a directory cannot be made: Node's recursive mkdir retries for ever when a
+ * parent exists but answers ENOENT for any new name in it (`/proc/nope` on Linux). A file in the way is EEXIST.
+ */
+export async function makeDirectoryTree(directory: string): Promise<void> {
+  const made = async () => {
+    try {
+      await mkdir(directory);
+    } catch (error) {
+      // Made by someone else meanwhile, or there already: fine if it is a directory (or a link to one).
+      if (errorCode(error) !== 'EEXIST' || !(await stat(directory)).isDirectory()) throw error;
+    }
+  };
+  try {
+    await made();
+  } catch (error) {
+    const parent = dirname(directory);
+    if (errorCode(error) !== 'ENOENT' || parent === directory) throw error;
+    await makeDirectoryTree(parent);
+    await made();
+  }
 }
 
 /** Creates the missing ancestors of `path` under `root`; returns the storage paths of those it created. */

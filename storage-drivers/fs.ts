@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
-import { errorCode, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
+import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
@@ -100,7 +100,7 @@ export class FsDriver implements StorageDriver {
 
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
     const absolute = resolve(root);
-    await mkdir(absolute, { recursive: true });
+    await makeDirectoryTree(absolute);
     const driver = new FsDriver(absolute, options);
     if (options.recover) {
       const recovered = await recoverDataDirectory(absolute, options.shared ?? false);

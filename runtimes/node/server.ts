@@ -107,7 +107,6 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
 
-  for (const notice of startupNotices(config, config.host)) log(notice);
   let storage: StorageDriver | undefined;
   let git: NodeGitBackend | undefined;
   let documentStore: DocumentStore | undefined;
@@ -116,6 +115,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   let app: App;
   try {
     storage = await openStorage(config, { recover: true, env: process.env, log });
+    // After the storage: a --root that cannot be used stops startup with its one line, and no notice before it.
+    for (const notice of startupNotices(config, config.host)) log(notice);
     if (storage instanceof FsDriver && storage.foldsNames) {
       log(`notice: the data directory ${storage.root} ignores case or normalises names (as macOS and Windows disks do): each existing name must be asked for as it is spelled there, and a new name may not differ from an existing one in case or normalisation only (400).`);
     }

@@ -37,7 +37,9 @@ export async function openDataDirectory(config: Config, recover: boolean): Promi
         ? 'that is a file, not a directory'
         : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
           ? 'this user may not write there'
-          : (error as Error).message;
+          : code === 'ENOENT'
+            ? 'no directory can be made there'
+            : (error as Error).message;
     throw new ConfigError(`cannot use --root ${config.root} as the data directory: ${why}. Give a directory svc may write (it is made if missing).`);
   }
 }

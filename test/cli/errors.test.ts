@@ -23,6 +23,13 @@ describe('svc start refuses what it cannot do in one line that names the option'
     expect(line).toBe('svc: cannot use --root /etc/passwd as the data directory: that is a file, not a directory. Give a directory svc may write (it is made if missing).');
   });
 
+  it('a --root where no directory can be made, at once instead of retrying for ever', async () => {
+    // Linux's /proc exists but answers ENOENT for any new name in it: Node's recursive mkdir never gives up there.
+    const { line, stdout } = await refusal(['start', '-p', '0', '-r', '/proc/nope']);
+    expect(line).toBe('svc: cannot use --root /proc/nope as the data directory: no directory can be made there. Give a directory svc may write (it is made if missing).');
+    expect(stdout).toBe('');
+  });
+
   it('a key or certificate file that cannot be read, before anything is written', async () => {
     const root = join(await freshDir(), 'data');
     const { line, stdout } = await refusal(['start', '-p', '0', '-r', root, '--ssl-key', '/nonexistent.key', '--ssl-cert', '/nonexistent.crt']);

@@ -1,7 +1,8 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Config } from '../../../src/config/options.ts';
 import { ConfigError, resolveConfig } from '../../../src/config/resolve.ts';
 import { copyStorage } from '../../../src/storage/copy.ts';
+import { makeDirectoryTree } from '../../../storage-drivers/fs-entries.ts';
 import { storageDescription } from '../storage.ts';
 import { withStorage } from './pod-storage.ts';
 
@@ -25,7 +26,7 @@ async function targetConfig(file: unknown, env: Record<string, string | undefine
  */
 export async function copyCommand(source: Config, to: unknown, env: Record<string, string | undefined>, progress: (line: string) => void): Promise<string> {
   const target = await targetConfig(to, env);
-  if (target.storage === 'fs') await mkdir(target.root, { recursive: true });
+  if (target.storage === 'fs') await makeDirectoryTree(target.root);
   return withStorage(source, (from) =>
     withStorage(target, async (into) => {
       for await (const member of into.list('/')) {
