@@ -23,7 +23,7 @@ import {
 } from '@fedify/fedify';
 import type { SharedState } from '../cluster/shared-state.ts';
 import type { Config } from '../config/options.ts';
-import { SVC_VERSION } from '../http/outbound-fetch.ts';
+import { SVC_HOMEPAGE, SVC_VERSION } from '../http/software.ts';
 import type { Change } from '../ldp/context.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -159,7 +159,7 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
     });
 
   federation.setNodeInfoDispatcher(NODEINFO_PATH, async (ctx) => ({
-    software: { name: 'svc', version: parseSemVer(SVC_VERSION) },
+    software: { name: 'svc', version: parseSemVer(SVC_VERSION), ...(SVC_HOMEPAGE && { homepage: new URL(SVC_HOMEPAGE) }) },
     protocols: ['activitypub'],
     usage: { users: { total: 1, activeHalfyear: 1, activeMonth: 1 }, localPosts: (await socialOf(ctx).outbox({ limit: 1 })).total, localComments: 0 },
     // The actor is the pod of a single-user server, which takes no registrations.

@@ -1,5 +1,6 @@
 import type { OutboundFetch } from '../platform.ts';
 import { OutboundFetchRefused, refuseUnsafeUrl } from './outbound-guard.ts';
+import { SVC_VERSION } from './software.ts';
 
 /** The limits of the outbound fetch. */
 export interface OutboundLimits {
@@ -9,8 +10,6 @@ export interface OutboundLimits {
   timeoutMs: number;
   maxRedirects: number;
 }
-
-export const SVC_VERSION = '0.1.0';
 
 export const DEFAULT_OUTBOUND_LIMITS: OutboundLimits = {
   maxBytes: 1024 * 1024,

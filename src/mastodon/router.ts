@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import type { SocialRegistry } from '../activitypub/social-registry.ts';
 import type { Config } from '../config/options.ts';
-import { SVC_VERSION } from '../http/outbound-fetch.ts';
+import { SVC_VERSION } from '../http/software.ts';
 import type { AccountStore } from '../idp/accounts.ts';
 import { POD_NAME } from '../pods/names.ts';
 import { POD_RECORDS, readPodRecord } from '../pods/registry.ts';

@@ -2,7 +2,7 @@
  * NIP-11: the relay information document, served on the relay URL to HTTP requests that accept
  * `application/nostr+json`, with the limits the relay enforces and CORS headers browser clients need.
  */
-import { SVC_VERSION } from '../http/outbound-fetch.ts';
+import { SVC_HOMEPAGE, SVC_VERSION } from '../http/software.ts';
 import { problemResponse } from '../http/problem.ts';
 import type { RelayLimits } from './limits.ts';
 
@@ -16,8 +16,8 @@ export function relayInformation(limits: RelayLimits, maxEvents: number, persist
     name: 'svc relay',
     description: `The Nostr relay of an svc pod server. Events are ${kept}: at most ${maxEvents}, the earliest received evicted first.`,
     supported_nips: SUPPORTED_NIPS,
-    // NIP-11 asks for the software's URL; the project has none public, so its name stands for it.
-    software: 'svc',
+    // NIP-11: `software`, when given, MUST be the URL of the project's homepage; never a bare name.
+    ...(SVC_HOMEPAGE && { software: SVC_HOMEPAGE }),
     version: SVC_VERSION,
     limitation: {
       max_message_length: limits.maxMessageLength,

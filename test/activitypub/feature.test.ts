@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
+import { SVC_VERSION } from '../../src/http/software.ts';
 import { makeApp } from '../support/app.ts';
 import { noOutbound, offlinePlatform as platform, storageWithActorKeys } from './offline.ts';
 import { actorSchema, jrdSchema, nodeInfo21Schema, nodeInfoLinksSchema, schemaErrors } from './schemas.ts';
@@ -73,7 +74,7 @@ describe('--activitypub', () => {
     expect(links.links[0]!.href).toBe('http://pod.test/.well-known/nodeinfo/2.1');
     const nodeInfo = (await (await request('/.well-known/nodeinfo/2.1')).json()) as Record<string, any>;
     expect(schemaErrors(nodeInfo21Schema, nodeInfo)).toEqual([]);
-    expect(nodeInfo).toMatchObject({ software: { name: 'svc', version: '0.1.0' }, protocols: ['activitypub'], openRegistrations: false });
+    expect(nodeInfo).toMatchObject({ software: { name: 'svc', version: SVC_VERSION }, protocols: ['activitypub'], openRegistrations: false });
     const jrd = (await (await request('/.well-known/webfinger?resource=acct:me@pod.test')).json()) as Record<string, any>;
     expect(schemaErrors(jrdSchema, jrd)).toEqual([]);
     expect(jrd.links).toContainEqual({ rel: 'self', type: AS, href: 'http://pod.test/profile/card' });

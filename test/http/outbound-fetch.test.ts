@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outboundFetch, SVC_VERSION, type SingleHopFetch } from '../../src/http/outbound-fetch.ts';
+import { outboundFetch, type SingleHopFetch } from '../../src/http/outbound-fetch.ts';
 import { OutboundFetchRefused } from '../../src/http/outbound-guard.ts';
 
 /** A fake network: answers by URL and records every URL asked, so a test can tell what was never asked. */
@@ -76,13 +76,5 @@ describe('the outbound fetch', () => {
     expect(network.headers[0]!.get('authorization')).toBe('Bearer secret');
     expect(network.headers[1]!.get('authorization')).toBeNull();
     expect(network.headers[1]!.get('accept')).toBe('text/turtle');
-  });
-});
-
-describe('the User-Agent version', () => {
-  it('is the version of package.json', async () => {
-    const { readFile } = await import('node:fs/promises');
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    expect(SVC_VERSION).toBe(pkg.version);
   });
 });

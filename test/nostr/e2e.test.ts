@@ -217,9 +217,12 @@ describe('svc start --nostr with nostr-tools as the client', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://client.example');
     expect(response.headers.get('access-control-allow-headers')).toBeTruthy();
     expect(response.headers.get('access-control-allow-methods')).toContain('GET');
-    const document = (await response.json()) as { supported_nips: number[]; software: string; version: string; limitation: Record<string, unknown>; retention: unknown };
+    const document = (await response.json()) as { supported_nips: number[]; software?: string; version: string; limitation: Record<string, unknown>; retention: unknown };
     expect(document.supported_nips).toEqual([1, 9, 11, 40, 42]);
-    expect(document).toMatchObject({ software: 'svc', version: JSON.parse(await readFile('package.json', 'utf8')).version });
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string; homepage?: string };
+    expect(document.version).toBe(pkg.version);
+    // NIP-11: `software` MUST be the project's homepage URL when present; package.json names it, or there is none.
+    expect(document.software).toBe(pkg.homepage);
     expect(document.limitation).toMatchObject({ max_message_length: 65536, max_subscriptions: 20, max_filters: 10, max_limit: 500, max_subid_length: 64, auth_required: false });
     expect(document.retention).toEqual([{ count: 1000 }]);
 
