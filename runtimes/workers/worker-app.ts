@@ -6,7 +6,7 @@
 import { createApp, type App } from '../../src/app.ts';
 import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { Config } from '../../src/config/options.ts';
-import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
@@ -24,6 +24,8 @@ export function log(line: string): void {
 
 /** Builds the app, or returns the configuration error (reported on every request by the caller). */
 export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined): App | ConfigError {
+  // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
+  for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
     const config = workerConfig(env);
     for (const notice of startupNotices(config)) log(notice);

@@ -143,7 +143,7 @@ export function startupNotices(config: Config, boundTo?: string): string[] {
  * Warnings for `SVC_*` variables that name no option (a typo such as `SVC_PUBLC` would otherwise leave the
  * option at its default without a word).
  */
-export function unknownEnvironmentWarnings(env: Record<string, string | undefined>): string[] {
+export function unknownEnvironmentWarnings(env: Readonly<Record<string, unknown>>): string[] {
   const known = new Set((OPTIONS as readonly OptionSpec[]).map(envNameOf));
   return Object.keys(env)
     .filter((name) => name.startsWith('SVC_') && !known.has(name))

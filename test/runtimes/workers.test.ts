@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpopClient, startTestIssuer, type DpopClient, type TestIssuer } from '../auth/solid-oidc/issuer.ts';
@@ -197,6 +198,31 @@ describe('Worker configuration', () => {
       }
     });
   }
+});
+
+describe('SVC_ vars that name no option', () => {
+  it('are warned about once, at the first request, with the option meant, as on Node', async () => {
+    let output = '';
+    const mf = new Miniflare({
+      modules: true,
+      scriptPath: script,
+      modulesRoot: outdir,
+      compatibilityDate: '2026-04-26',
+      bindings: { SVC_PUBLC: 'true', SVC_QUIET: 'true' },
+      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+        stdout.on('data', (chunk: Buffer) => (output += chunk));
+        stderr.on('data', (chunk: Buffer) => (output += chunk));
+      },
+    });
+    try {
+      for (let i = 0; i < 2; i++) await (await mf.dispatchFetch(`${BASE}/`)).arrayBuffer();
+      const warning = 'warning: SVC_PUBLC is not an option of svc and is ignored (did you mean SVC_PUBLIC?)';
+      await expect.poll(() => output).toContain(warning);
+      expect(output.split(warning)).toHaveLength(2);
+    } finally {
+      await mf.dispose();
+    }
+  });
 });
 
 describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the global fetch)', () => {
