@@ -24,12 +24,57 @@ const SERVER_SELECTION_TIMEOUT_MS = 2000;
 const RECONNECT_INTERVAL_MS = 1000;
 const DUPLICATE_KEY = 11000;
 /** Server errors that mean "not now" rather than "wrong": shutdown in progress, stepped-down or recovering primaries. */
-const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+/** Labels the driver puts on errors worth a retry, whatever their class. */
+const TRANSIENT_LABELS = ['RetryableWriteError', 'ResetPool', 'RetryableError', 'SystemOverloadedError'];
+/**
+ * Connection-pool errors the package does not export, by their names. A reconnection whose first checkout
+ * fails closes its topology, and with it the pool under the requests waiting there for a connection: they
+ * get MongoPoolClosedError (a 500 before, when an outage met a load of requests).
+ */
+const POOL_ERROR_NAMES = new Set(['MongoPoolClosedError', 'MongoPoolClearedError', 'PoolClearedOnNetworkError', 'MongoWaitQueueTimeoutError']);
 /**
  * Socket errors the driver can pass on as they are, e.g. a write to a connection the server has just closed
  * ("This socket has been ended by the other party", EPIPE) by the first request after the database stops.
  */
-const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SOCKET_ERROR_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
+
+type MongoModule = typeof import('mongodb');
+
+/** Whether an error of the driver (or of its sockets) means the database cannot be reached now, rather than a wrong request. */
+export function databaseUnavailable(mongodb: MongoModule, error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error)) return false;
+  if (
+    error instanceof mongodb.MongoNetworkError ||
+    error instanceof mongodb.MongoServerSelectionError ||
+    error instanceof mongodb.MongoNotConnectedError ||
+    error instanceof mongodb.MongoTopologyClosedError ||
+    error instanceof mongodb.MongoServerClosedError ||
+    error instanceof mongodb.MongoClientClosedError ||
+    error instanceof mongodb.MongoOperationTimeoutError ||
+    POOL_ERROR_NAMES.has(error.name) ||
+    SOCKET_ERROR_CODES.has(String((error as { code?: unknown }).code))
+  ) {
+    return true;
+  }
+  if (error instanceof mongodb.MongoError && TRANSIENT_LABELS.some((label) => error.hasErrorLabel(label))) return true;
+  if (error instanceof mongodb.MongoServerError) return UNAVAILABLE_CODES.has(Number(error.code));
+  // A wrapper (the driver's or a stream's) of one of the above.
+  return depth < 3 && databaseUnavailable(mongodb, error.cause, depth + 1);
+}
 
 /** The connection string without user and password, for log lines. */
 export function describeUrl(url: string): string {
@@ -50,14 +95,7 @@ export async function openMongoDocumentStore(url: string, database: string): Pro
   const description = `MongoDB at ${describeUrl(url)}, database ${database}`;
   const documents: Collection<DocumentRecord> = client.db(database).collection<DocumentRecord>('documents');
 
-  const isUnavailable = (error: unknown): boolean =>
-    error instanceof mongodb.MongoNetworkError ||
-    error instanceof mongodb.MongoServerSelectionError ||
-    error instanceof mongodb.MongoNotConnectedError ||
-    error instanceof mongodb.MongoTopologyClosedError ||
-    error instanceof mongodb.MongoServerClosedError ||
-    (error instanceof mongodb.MongoServerError && UNAVAILABLE_CODES.has(Number(error.code))) ||
-    SOCKET_ERROR_CODES.has(String((error as { code?: unknown }).code));
+  const isUnavailable = (error: unknown): boolean => databaseUnavailable(mongodb, error);
 
   /**
    * When its first connection fails, the driver (7.x) closes its topology for good: every later operation

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestDatabase, usingRealMongod, type TestDatabase } from '../support/jongodb.ts';
+import { startMongoProxy, type ConnectionPolicy, type MongoProxy } from '../support/mongo-proxy.ts';
 import { runSvc, startSvc, type RunningSvc } from '../support/server.ts';
 
 const JSON_LD = 'application/ld+json';
@@ -56,6 +57,75 @@ describe.skipIf(usingRealMongod)('a database outage (jongodb: a real mongod is n
     expect(await back.text()).toBe(document);
     expect(running.svc.output().match(/is unreachable/g)).toHaveLength(1);
     expect(running.svc.output()).toContain('is reachable again');
+  }, 60_000);
+});
+
+/** A 503 as an outage gives it: Retry-After and a problem document. */
+async function expectUnavailable(response: Response): Promise<void> {
+  expect(response.status, await response.clone().text()).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('5');
+  expect(response.headers.get('content-type')).toBe('application/problem+json');
+  await response.body?.cancel();
+}
+
+/**
+ * The database behind a relay the test steers (test/support/mongo-proxy.ts): the failures come at exact
+ * points of the protocol, not whenever a killed process happens to close its sockets, so each request's
+ * answer is known in advance.
+ */
+describe('failures at exact points of the protocol (a relay in front of the database)', () => {
+  const started: { svc?: RunningSvc; database?: TestDatabase; proxy?: MongoProxy } = {};
+  afterAll(async () => {
+    await started.svc?.stop();
+    await started.proxy?.close();
+    await started.database?.stop();
+  });
+
+  async function serverBehindProxy(policy: (connection: number) => ConnectionPolicy) {
+    await started.svc?.stop();
+    await started.proxy?.close();
+    await started.database?.stop();
+    started.database = await startTestDatabase();
+    const { hostname, port } = new URL(started.database.url);
+    started.proxy = await startMongoProxy({ host: hostname, port: Number(port) });
+    started.proxy.setPolicy(policy);
+    started.svc = await startSvc(['--docdb', '--docdb-url', started.proxy.url, '--docdb-database', started.database.database]);
+    const alice = await createPod(started.svc.base, 'alice');
+    const base = started.svc.base;
+    return {
+      proxy: started.proxy,
+      svc: started.svc,
+      write: () => fetch(`${base}/db/alice/doc`, { method: 'PUT', body: document, headers: { ...alice, 'Content-Type': JSON_LD } }),
+      read: () => fetch(`${base}/db/alice/doc`, { headers: alice }),
+      list: () => fetch(`${base}/db/alice/`, { headers: alice }),
+      remove: () => fetch(`${base}/db/alice/doc`, { method: 'DELETE', headers: alice }),
+    };
+  }
+
+  it.skipIf(usingRealMongod)('every connection cut at its first command, retries included: 503 for reads, writes, listings and deletes; nothing lost', async () => {
+    const { proxy, write, read, list, remove } = await serverBehindProxy(() => ({ action: 'relay' }));
+    expect((await write()).status).toBe(201);
+    proxy.setPolicy(() => ({ action: 'cut-command' }));
+    for (const request of [read, write, list, remove]) await expectUnavailable(await request());
+    proxy.setPolicy(() => ({ action: 'relay' }));
+    const back = await untilAvailable(read);
+    expect(back.status).toBe(200);
+    expect(await back.text()).toBe(document);
+  }, 60_000);
+
+  it.skipIf(usingRealMongod)('a request waiting for a connection when a reconnection fails gets 503, not 500, and a later reconnection serves', async () => {
+    const { proxy, svc, read, write } = await serverBehindProxy(() => ({ action: 'refuse' }));
+    expect(svc.output()).toContain('docdb: cannot reach');
+    // The reconnection's monitor (connection 1) is answered late, so the next request is surely waiting for
+    // the server when it is found; the reconnection's own first connection (2) is cut at its handshake, which
+    // makes it fail and close its topology, pool and all, while the request's connection (3) is still in its
+    // handshake: the driver then gives the request a "closed connection pool" error (MongoPoolClosedError).
+    proxy.setPolicy((connection) => (connection === 1 ? { action: 'relay', holdHandshakeMs: 1000 } : connection === 2 ? { action: 'cut-handshake' } : { action: 'relay', holdHandshakeMs: 1500 }));
+    await expectUnavailable(await read());
+    await expectUnavailable(await read());
+    expect(svc.output()).not.toContain('internal error');
+    proxy.setPolicy(() => ({ action: 'relay' }));
+    expect((await untilAvailable(write)).status).toBe(201);
   }, 60_000);
 });
 
