@@ -5,11 +5,15 @@ import { SVC_BIN } from './server.ts';
 
 /**
  * The examples of the documentation as a newcomer pastes them. A fenced block after
- * `<!-- example: server -->` sets a server up: its lines run in a fresh directory, and its last line is the
- * `svc start ...` that the test runs (on a free loopback port). A block after `<!-- example -->` is a client
- * of the last server: shell (`sh`), run with `set -e`, where each `curl` command promises its status in a
- * comment (`# 201`), or a Node module (`js`), saved in that directory and run with `node`, whose `// → text`
- * comments name what it prints.
+ * `<!-- example: server -->` sets a server up: its lines run in a fresh directory, a line ending in `&` starts
+ * a helper process in the background (a database, a second instance), and its last line is the server the
+ * examples talk to (`svc start ...`, or any command that listens). A block after `<!-- example -->` is a
+ * client of the last server: shell (`sh`), run with `set -e`, where each `curl` command promises its status
+ * in a comment (`# 201`), or a Node module (`js`), saved in that directory and run with `node`, whose `// → text`
+ * comments name what it prints. The ports the examples name (`localhost:3000`, `-p 3001`, `--port 8787`) are
+ * this machine's free ports when they run. Words in the marker after its kind: `in the repository` (the server
+ * block runs in a copy of the repository's sources, as `npx wrangler dev` must), `needs chromium` (skipped
+ * where Debian's chromium is missing, as the browser tests are: test/support/chromium.ts).
  */
 
 export interface ExampleBlock {
@@ -18,16 +22,39 @@ export interface ExampleBlock {
   text: string;
   /** Where it starts, for messages: `docs/nostr.md:12`. */
   at: string;
+  inRepository: boolean;
+  needsChromium: boolean;
 }
 
 export function exampleBlocks(file: string, markdown: string): ExampleBlock[] {
   const blocks: ExampleBlock[] = [];
-  const marker = /<!-- example(: server)?[^>]*-->\s*\n```(sh|js)\n([\s\S]*?)```/g;
+  const marker = /<!-- example(: server)?([^>]*)-->\s*\n```(sh|js)\n([\s\S]*?)```/g;
   for (const match of markdown.matchAll(marker)) {
     const line = markdown.slice(0, match.index).split('\n').length;
-    blocks.push({ kind: match[1] ? 'server' : 'client', lang: match[2] as 'sh' | 'js', text: match[3]!, at: `${file}:${line}` });
+    const words = match[2]!;
+    blocks.push({
+      kind: match[1] ? 'server' : 'client',
+      lang: match[3] as 'sh' | 'js',
+      text: match[4]!,
+      at: `${file}:${line}`,
+      inRepository: words.includes('in the repository'),
+      needsChromium: words.includes('needs chromium'),
+    });
   }
   return blocks;
+}
+
+/** Where a port number stands in an example: after a loopback host and `:`, or after `-p` / `--port`. */
+const PORT_PLACE = String.raw`(?<=(?:localhost|127\.0\.0\.1):|(?:^|\s)(?:-p|--port)[ =])`;
+
+/** The ports an example names, in order of appearance. */
+export function documentedPorts(text: string): number[] {
+  return [...new Set([...text.matchAll(new RegExp(`${PORT_PLACE}(\\d{2,5})\\b`, 'gm'))].map((match) => Number(match[1])))];
+}
+
+/** The example with each port it names replaced as `ports` says. */
+export function withPorts(text: string, ports: ReadonlyMap<number, number>): string {
+  return text.replace(new RegExp(`${PORT_PLACE}(\\d{2,5})\\b`, 'gm'), (port) => String(ports.get(Number(port)) ?? port));
 }
 
 /**
