@@ -1,3 +1,4 @@
+import { SharedGeneration } from '../cluster/shared-generation.ts';
 import type { SharedState } from '../cluster/shared-state.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { ExpiredRecords } from './expired-records.ts';
@@ -34,19 +35,18 @@ export class EndedTokens {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
   readonly #log: (line: string) => void;
-  readonly #shared: SharedState | undefined;
+  /** Moved by every end through any instance. */
+  readonly #shared: SharedGeneration | undefined;
   readonly #expired: ExpiredRecords;
   readonly #known = new Map<string, { ended: boolean; at: number }>();
   /** Moves with every end through this process, so a read that raced with it is not kept. */
   #generation = 0;
-  #sharedSeen: string | null = null;
-  #sharedUnreachable = false;
 
   constructor(storage: StorageDriver, now: () => number, log: (line: string) => void, shared?: SharedState) {
     this.#storage = storage;
     this.#now = now;
     this.#log = log;
-    this.#shared = shared;
+    this.#shared = shared && new SharedGeneration(shared, SHARED_GENERATION, log, `tokens ended through other instances are refused after up to ${NOT_ENDED_MAX_AGE_MS / 1000} s while the shared state is away`);
     this.#expired = new ExpiredRecords(storage, ENDED, now, log, { lifetimeMs: ENDED_MS });
   }
 
@@ -57,12 +57,12 @@ export class EndedTokens {
   async end(ids: readonly string[]): Promise<void> {
     const valid = ids.filter((id) => ID.test(id));
     if (valid.length === 0) return;
-    await this.#shared?.set(SHARED_GENERATION, crypto.randomUUID());
+    await this.#shared?.move();
     const record = JSON.stringify({ expires: this.#now() + ENDED_MS });
     for (const id of valid) await this.#storage.put(ENDED + id, record, { contentType: 'application/json' });
     this.#generation += 1;
     for (const id of valid) this.#remember(id, true);
-    await this.#shared?.set(SHARED_GENERATION, crypto.randomUUID()).catch((error: unknown) => {
+    await this.#shared?.move().catch((error: unknown) => {
       this.#log(`warning: other instances may accept ended tokens for up to ${NOT_ENDED_MAX_AGE_MS / 1000} s: ${(error as Error).message}`);
     });
     await this.#expired.sweepIfDue();
@@ -90,7 +90,7 @@ export class EndedTokens {
 
   async #isEnded(id: string): Promise<boolean> {
     const known = this.#known.get(id);
-    if (known && (known.ended || this.#now() - known.at < NOT_ENDED_MAX_AGE_MS || (this.#shared && !this.#sharedUnreachable))) return known.ended;
+    if (known && (known.ended || this.#now() - known.at < NOT_ENDED_MAX_AGE_MS || (this.#shared && !this.#shared.unreachable))) return known.ended;
     const generation = this.#generation;
     const ended = (await this.#storage.head(ENDED + id)) !== null;
     if (generation === this.#generation) this.#remember(id, ended);
@@ -103,17 +103,7 @@ export class EndedTokens {
   }
 
   async #syncShared(): Promise<void> {
-    let seen: string;
-    try {
-      seen = (await this.#shared!.get(SHARED_GENERATION)) ?? '';
-      this.#sharedUnreachable = false;
-    } catch (error) {
-      if (!this.#sharedUnreachable) this.#log(`warning: tokens ended through other instances are refused after up to ${NOT_ENDED_MAX_AGE_MS / 1000} s while the shared state is away: ${(error as Error).message}`);
-      this.#sharedUnreachable = true;
-      return;
-    }
-    if (seen === this.#sharedSeen) return;
-    this.#sharedSeen = seen;
+    if (!(await this.#shared!.moved())) return;
     this.#generation += 1;
     for (const [id, known] of this.#known) if (!known.ended) this.#known.delete(id);
   }

@@ -1,3 +1,4 @@
+import { SharedGeneration } from '../cluster/shared-generation.ts';
 import type { SharedState } from '../cluster/shared-state.ts';
 import { aclPathFor } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
@@ -18,7 +19,7 @@ const MAX_ENTRIES = 10_000;
  * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.
  */
 export const ACL_MAX_AGE_MS = 5000;
-/** Counter in the shared state that every ACL write moves, so all instances drop what they cached. */
+/** The value in the shared state that every ACL write moves, so all instances drop what they cached. */
 const SHARED_GENERATION = 'acl-generation';
 
 /**
@@ -32,10 +33,8 @@ export class AclCache {
   readonly #now: () => number;
   readonly #documents = new Map<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>();
   #generation = 0;
-  readonly #shared: SharedState | undefined;
-  /** The shared generation this cache's entries were loaded under. */
-  #sharedSeen: string | null = null;
-  #sharedUnreachable = false;
+  /** Moved by every ACL write through any instance; what this cache's entries were loaded under. */
+  readonly #shared: SharedGeneration | undefined;
 
   /**
    * With `shared` (other instances serve the same storage), every lookup first reads the shared generation:
@@ -46,7 +45,7 @@ export class AclCache {
     this.#storage = storage;
     this.#log = log;
     this.#now = now;
-    this.#shared = shared;
+    this.#shared = shared && new SharedGeneration(shared, SHARED_GENERATION, log, `ACL changes made through other instances apply after up to ${ACL_MAX_AGE_MS / 1000} s while the shared state is away`);
   }
 
   /** Moves on every invalidation: what was derived from the ACLs before it may be out of date. */
@@ -66,7 +65,7 @@ export class AclCache {
   async announceChange(aclPath: string, written: boolean): Promise<void> {
     this.invalidate(aclPath);
     if (!this.#shared) return;
-    const bump = this.#shared.add(SHARED_GENERATION, 1);
+    const bump = this.#shared.move();
     if (!written) {
       await bump;
       return;
@@ -84,17 +83,7 @@ export class AclCache {
   }
 
   async #syncShared(): Promise<void> {
-    let seen: string | null;
-    try {
-      seen = (await this.#shared!.get(SHARED_GENERATION)) ?? '0';
-      this.#sharedUnreachable = false;
-    } catch (error) {
-      if (!this.#sharedUnreachable) this.#log(`warning: ACL changes made through other instances apply after up to ${ACL_MAX_AGE_MS / 1000} s while the shared state is away: ${(error as Error).message}`);
-      this.#sharedUnreachable = true;
-      return;
-    }
-    if (seen === this.#sharedSeen) return;
-    this.#sharedSeen = seen;
+    if (!(await this.#shared!.moved())) return;
     this.#generation += 1;
     this.#documents.clear();
   }
