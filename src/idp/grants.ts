@@ -30,10 +30,19 @@ export interface PasskeyChallenge {
   userHandle?: string;
 }
 
+/** A grant as stored; an exchanged authorization code keeps when it was used and the id of what it issued. */
+interface GrantRecord<T> {
+  grant: T;
+  expires: number;
+  used?: number;
+  issued?: string;
+}
+
 /**
  * One-time grants (codes, passkey challenges) as records under /.server/idp/, named by the SHA-256 of the
  * secret so the stored data is no usable token. Redeeming deletes the record with `ifMatch`: of two
- * concurrent redemptions only one gets the grant. Those never redeemed are swept once expired.
+ * concurrent redemptions only one gets the grant. An exchanged code's record stays, marked (see `exchange`).
+ * Records are swept once expired.
  */
 export class OneTimeGrants<T> {
   readonly #storage: StorageDriver;
@@ -52,7 +61,7 @@ export class OneTimeGrants<T> {
 
   async issue(grant: T): Promise<string> {
     const secret = randomToken();
-    const record = JSON.stringify({ grant, expires: this.#now() + this.#seconds * 1000 });
+    const record = JSON.stringify({ grant, expires: this.#now() + this.#seconds * 1000 } satisfies GrantRecord<T>);
     await this.#storage.put(this.#container + (await sha256(secret)), record, { contentType: 'application/json', ifNoneMatch: '*' });
     await this.#expired.sweepIfDue();
     return secret;
@@ -64,14 +73,54 @@ export class OneTimeGrants<T> {
    * wrong redirect_uri or PKCE verifier) leaves the grant to the one it was issued for.
    */
   async redeem(secret: string, check?: (grant: T) => Promise<void>): Promise<T | null> {
+    const found = await this.#read(secret);
+    if (!found) return null;
+    const { path, record, etag } = found;
+    if (check && record.expires > this.#now()) await check(record.grant);
+    if (!(await this.#storage.delete(path, { ifMatch: etag }))) return null;
+    return record.expires > this.#now() && record.used === undefined ? record.grant : null;
+  }
+
+  /**
+   * Exchanges an authorization code for what `issue` makes of it (an app's authorization, whose id it
+   * answers). A code presented again means two parties hold it: it is refused, and what its first use
+   * issued is revoked (RFC 6749 §4.1.2; OAuth 2.0 Security BCP, RFC 9700 §4.2.4). So the code's record
+   * stays, marked used with that id, until it would have expired.
+   *
+   * `check` runs first, on every presentation, and throws to refuse: a request that fails it (another
+   * client, a wrong redirect_uri or PKCE verifier) neither uses the code up nor revokes anything. The
+   * authorization exists before the code is marked, so a second use always finds what to revoke; of two
+   * concurrent exchanges, the one whose mark fails revokes both authorizations.
+   */
+  async exchange(
+    secret: string,
+    check: (grant: T) => Promise<void>,
+    issue: (grant: T) => Promise<string>,
+    revoke: (grant: T, issued: string) => Promise<unknown>,
+  ): Promise<{ grant: T; issued: string } | { refused: 'unknown' | 'reused' }> {
+    const found = await this.#read(secret);
+    if (!found || found.record.expires <= this.#now()) return { refused: 'unknown' };
+    const { path, record, etag } = found;
+    await check(record.grant);
+    if (record.used !== undefined) {
+      if (record.issued !== undefined) await revoke(record.grant, record.issued);
+      return { refused: 'reused' };
+    }
+    const issued = await issue(record.grant);
+    const marked: GrantRecord<T> = { ...record, used: this.#now(), issued };
+    if (await this.#storage.put(path, JSON.stringify(marked), { contentType: 'application/json', ifMatch: etag })) return { grant: record.grant, issued };
+    await revoke(record.grant, issued);
+    const winner = await this.#read(secret);
+    if (winner?.record.issued !== undefined) await revoke(record.grant, winner.record.issued);
+    return { refused: 'reused' };
+  }
+
+  async #read(secret: string): Promise<{ path: string; record: GrantRecord<T>; etag: string } | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
     const path = this.#container + (await sha256(secret));
     const stored = await this.#storage.get(path);
     if (!stored) return null;
-    const { grant, expires } = JSON.parse(await new Response(stored.body).text()) as { grant: T; expires: number };
-    if (check && expires > this.#now()) await check(grant);
-    if (!(await this.#storage.delete(path, { ifMatch: stored.meta.etag }))) return null;
-    return expires > this.#now() ? grant : null;
+    return { path, record: JSON.parse(await new Response(stored.body).text()) as GrantRecord<T>, etag: stored.meta.etag };
   }
 }
 

@@ -76,6 +76,12 @@ async function accountOf(idp: IdpContext, id: string): Promise<Account> {
   return account;
 }
 
+/** Why a code is refused, once the request passed every check. */
+const CODE_REFUSED = {
+  unknown: 'The authorization code is not valid: unknown or expired.',
+  reused: 'The authorization code was used already: the tokens issued from it are revoked too (it may have been stolen). Log in again.',
+} as const;
+
 const ENDED_BY_ACCOUNT = 'The account has signed out everywhere or changed its password since: log in again.';
 
 /**
@@ -100,18 +106,26 @@ export async function handleToken(idp: IdpContext, request: Request): Promise<Re
       if (!form.code) throw oauthError(400, 'invalid_request', 'Send the authorization code as "code".');
       if (!form.code_verifier || !PKCE_VERIFIER.test(form.code_verifier)) throw oauthError(400, 'invalid_request', 'Send the PKCE code_verifier (43 to 128 characters).');
       let account: Account | undefined;
-      const grant = await idp.grants.codes.redeem(form.code, async (grant) => {
-        if (grant.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client.');
-        if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
-        const challenge = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.code_verifier))));
-        if (challenge !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
-        account = await accountOf(idp, grant.accountId);
-        if (account.epoch !== grant.epoch) throw invalidGrant(ENDED_BY_ACCOUNT);
-      });
-      if (!grant || !account) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
-      const refresh = grant.scope.split(' ').includes('offline_access');
-      const family = await idp.families.start(account.id, { clientId: client.clientId, clientName: client.name, scope: grant.scope, epoch: grant.epoch }, refresh);
-      return tokenAnswer(idp, request, account, client, grant.scope, jkt, {
+      let refresh = false;
+      const exchanged = await idp.grants.codes.exchange(
+        form.code,
+        async (grant) => {
+          if (grant.clientId !== client.clientId) throw invalidGrant('The authorization code was issued to another client.');
+          if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
+          const challenge = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.code_verifier))));
+          if (challenge !== grant.codeChallenge) throw invalidGrant('The code_verifier does not match the code_challenge (PKCE).');
+          account = await accountOf(idp, grant.accountId);
+          if (account.epoch !== grant.epoch) throw invalidGrant(ENDED_BY_ACCOUNT);
+        },
+        (grant) => {
+          refresh = grant.scope.split(' ').includes('offline_access');
+          return idp.families.start(grant.accountId, { clientId: client.clientId, clientName: client.name, scope: grant.scope, epoch: grant.epoch }, refresh);
+        },
+        (grant, family) => idp.families.end(grant.accountId, family),
+      );
+      if ('refused' in exchanged) throw invalidGrant(CODE_REFUSED[exchanged.refused]);
+      const { grant, issued: family } = exchanged;
+      return tokenAnswer(idp, request, account!, client, grant.scope, jkt, {
         epoch: grant.epoch,
         family: { id: family, refresh },
         idToken: { nonce: grant.nonce, authTime: grant.authTime },

@@ -15,6 +15,11 @@ import type { IssuedTokens } from './tokens.ts';
 const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const invalidGrant = (detail: string) => oauthError(400, 'invalid_grant', detail);
+/** Why a code is refused, once the request passed every check. */
+const CODE_REFUSED = {
+  unknown: 'The authorization code is not valid: unknown or expired.',
+  reused: 'The authorization code was used already: the tokens issued from it are revoked too (it may have been stolen). Authorize the app again.',
+} as const;
 
 /** The app the request authenticates as; `invalid_client` for an unknown app or a wrong or missing secret. */
 async function authenticatedApp(oauth: OAuthContext, request: Request, parameters: Record<string, string>): Promise<App> {
@@ -55,7 +60,8 @@ export async function handleAppToken(oauth: OAuthContext, request: Request): Pro
     case 'authorization_code': {
       if (!parameters.code) throw oauthError(400, 'invalid_request', 'Send the authorization code as "code".');
       if (!parameters.redirect_uri) throw oauthError(400, 'invalid_request', 'Send the redirect_uri of the authorization request.');
-      const grant = await oauth.tokens.codes.redeem(parameters.code, async (grant) => {
+      let issued: IssuedTokens | undefined;
+      const exchanged = await oauth.tokens.codes.exchange(parameters.code, async (grant) => {
         if (grant.clientId !== app.clientId) throw invalidGrant('The authorization code was issued to another app.');
         if (parameters.redirect_uri !== grant.redirectUri) throw invalidGrant('The redirect_uri differs from the one of the authorization request.');
         if (grant.codeChallenge) {
@@ -67,10 +73,13 @@ export async function handleAppToken(oauth: OAuthContext, request: Request): Pro
         const account = await oauth.accounts.get(grant.accountId);
         if (!account) throw invalidGrant('The account that allowed the app does not exist any more.');
         if (account.epoch !== grant.epoch) throw invalidGrant('The account has signed out everywhere or changed its password since: authorize the app again.');
-      });
-      if (!grant) throw invalidGrant('The authorization code is not valid: unknown, expired or used already.');
-      const issued = await oauth.tokens.authorize({ clientId: app.clientId, accountId: grant.accountId, epoch: grant.epoch, scopes: grant.scopes }, app.name, true);
-      return tokenAnswer(issued, grant.scopes);
+      }, async (grant) => {
+        const authorized = await oauth.tokens.authorize({ clientId: app.clientId, accountId: grant.accountId, epoch: grant.epoch, scopes: grant.scopes }, app.name, true);
+        issued = authorized;
+        return authorized.family;
+      }, (grant, family) => oauth.tokens.endFamily(grant.accountId, family));
+      if ('refused' in exchanged) throw invalidGrant(CODE_REFUSED[exchanged.refused]);
+      return tokenAnswer(issued!, exchanged.grant.scopes);
     }
     case 'refresh_token': {
       if (!parameters.refresh_token) throw oauthError(400, 'invalid_request', 'Send the refresh token as "refresh_token".');

@@ -106,14 +106,14 @@ export class TokenStore {
     this.codes = new OneTimeGrants(storage, CODES, CODE_SECONDS, now, log);
   }
 
-  /** A user allowed an app: a new authorization with its access token (and a refresh token when `withRefresh`). */
-  async authorize(grant: Omit<UserGrant, 'family'>, appName: string, withRefresh: boolean): Promise<IssuedTokens> {
+  /** A user allowed an app: a new authorization (`family`) with its access token (and a refresh token when `withRefresh`). */
+  async authorize(grant: Omit<UserGrant, 'family'>, appName: string, withRefresh: boolean): Promise<IssuedTokens & { family: string }> {
     const family = randomToken();
     const issued = await this.#issue({ ...grant, family }, withRefresh);
     const hashes = await this.#hashes(issued);
     const record: FamilyRecord = { clientId: grant.clientId, appName, scopes: grant.scopes, epoch: grant.epoch, created: issued.created, lastUsed: issued.created, expires: this.#expiresOf(issued), ...hashes };
     await this.#families.create(grant.accountId, family, record);
-    return issued;
+    return { ...issued, family };
   }
 
   /** An app's own token (client_credentials): it acts for no user and belongs to no authorization. */

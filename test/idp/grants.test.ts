@@ -53,3 +53,54 @@ describe('GrantStore: expired one-time grants are removed from storage', () => {
     expect(logs).toEqual([`expired records: ${CODES}malformed is left alone: it is not a JSON object with a numeric "expires"`]);
   });
 });
+
+describe('GrantStore: an authorization code is exchanged once, and its second use revokes what the first issued', () => {
+  const noCheck = async () => undefined;
+
+  it('keeps the used code, marked with what it issued, until it expires; a second exchange revokes that', async () => {
+    const { storage, grants, advance } = grantStore();
+    const code = await grants.codes.issue(CODE);
+    const revoked: string[] = [];
+    const revoke = async (_: CodeGrant, issued: string) => revoked.push(issued);
+    expect(await grants.codes.exchange(code, noCheck, async () => 'family-1', revoke)).toEqual({ grant: CODE, issued: 'family-1' });
+    expect(await grants.codes.exchange(code, noCheck, async () => 'family-2', revoke)).toEqual({ refused: 'reused' });
+    expect(revoked).toEqual(['family-1']);
+    expect(await memberNames(storage, CODES)).toEqual(await hashes(code));
+
+    advance(10 * MINUTE + MINUTE);
+    await grants.codes.issue(CODE);
+    expect(await memberNames(storage, CODES)).not.toContain((await hashes(code))[0]);
+    expect(await grants.codes.exchange(code, noCheck, async () => 'family-3', revoke)).toEqual({ refused: 'unknown' });
+  });
+
+  it('a presentation that fails the check neither uses the code nor revokes anything', async () => {
+    const { grants } = grantStore();
+    const code = await grants.codes.issue(CODE);
+    const revoked: string[] = [];
+    const revoke = async (_: CodeGrant, issued: string) => revoked.push(issued);
+    await grants.codes.exchange(code, noCheck, async () => 'family-1', revoke);
+    const refused = grants.codes.exchange(code, async () => Promise.reject(new Error('another client')), async () => 'family-2', revoke);
+    await expect(refused).rejects.toThrow('another client');
+    expect(revoked).toEqual([]);
+  });
+
+  it('of two concurrent exchanges one wins, and the loser revokes both authorizations', async () => {
+    const { grants } = grantStore();
+    const code = await grants.codes.issue(CODE);
+    const revoked: string[] = [];
+    const revoke = async (_: CodeGrant, issued: string) => revoked.push(issued);
+    // Both have read the unused code before either marks it: each issues, then waits for the other.
+    let next = 0;
+    let bothIssued!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothIssued = resolve));
+    const issue = async () => {
+      const family = `family-${++next}`;
+      if (next === 2) bothIssued();
+      await barrier;
+      return family;
+    };
+    const answers = await Promise.all([grants.codes.exchange(code, noCheck, issue, revoke), grants.codes.exchange(code, noCheck, issue, revoke)]);
+    expect(answers.filter((answer) => 'refused' in answer)).toEqual([{ refused: 'reused' }]);
+    expect(revoked.sort()).toEqual(['family-1', 'family-2']);
+  });
+});

@@ -75,14 +75,14 @@ export const TOKEN_URL = `${BASE}/idp/token`;
 export const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
 
 /** Registers a client dynamically (RFC 7591). */
-export async function registerClient(app: TestApp, metadata: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string }> {
+export async function registerClient(app: Pick<TestApp, 'request'>, metadata: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string }> {
   const response = await app.request('/idp/reg', json({ redirect_uris: [REDIRECT], client_name: 'Test App', ...metadata }));
   expect(response.status).toBe(201);
   return response.json();
 }
 
 /** Walks the login and consent pages as a browser would, and returns the redirect back to the client. */
-export async function authorize(app: TestApp, clientId: string, challenge: string, clientName = 'Test App'): Promise<URL> {
+export async function authorize(app: Pick<TestApp, 'request'>, clientId: string, challenge: string, clientName = 'Test App'): Promise<URL> {
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
