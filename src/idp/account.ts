@@ -44,14 +44,22 @@ export async function showAccount(idp: IdpContext, request: Request): Promise<Re
 
 type AccountAction = (idp: IdpContext, request: Request, session: CurrentSession, form: Record<string, string>) => Promise<Response>;
 
-/** A form of the account page: CSRF-checked, for the logged-in account only. */
+/**
+ * A form of the account page: CSRF-checked, for the logged-in account only. A refusal of what it asked (a
+ * 4xx problem, such as a bound reached) shows on the page again, with the problem's status.
+ */
 export function accountForm(action: AccountAction) {
   return async (idp: IdpContext, request: Request): Promise<Response> => {
     const form = await readForm(request);
     checkCsrf(request, form.csrf);
     const session = await idp.sessions.current(request);
     if (!session) return toLogin();
-    return action(idp, request, session, form);
+    try {
+      return await action(idp, request, session, form);
+    } catch (error) {
+      if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message }, error.status);
+      throw error;
+    }
   };
 }
 

@@ -1,5 +1,6 @@
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { AccountMarkers } from './account-markers.ts';
 import { ExpiredRecords } from './expired-records.ts';
 import type { ClientRules } from './first-party.ts';
 import { oauthError } from './oauth-error.ts';
@@ -60,13 +61,16 @@ export class ClientStore {
   readonly #now: () => number;
   readonly #unconfirmed: ExpiredRecords;
   readonly #rules: ClientRules;
+  /** The client credentials of each account (--idp-max-client-credentials). */
+  readonly #credentials: AccountMarkers;
 
-  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number, log: (line: string) => void, rules: ClientRules) {
+  constructor(storage: StorageDriver, fetch: OutboundFetch | undefined, now: () => number, log: (line: string) => void, rules: ClientRules, maxCredentials = Infinity) {
     this.#storage = storage;
     this.#fetch = fetch;
     this.#now = now;
     this.#unconfirmed = new ExpiredRecords(storage, CLIENTS, now, log, { lifetimeMs: UNCONFIRMED_CLIENT_MS, expiryOptional: true });
     this.#rules = rules;
+    this.#credentials = new AccountMarkers(storage, ACCOUNT_CLIENTS, { max: maxCredentials, things: 'client credentials', type: 'too-many-credentials', remedy: 'revoke one first.' });
   }
 
   /** Dynamic client registration (RFC 7591) at the server seen as `here`: answers the metadata the client gets back. */
@@ -112,22 +116,22 @@ export class ClientStore {
     return this.#rules.refusal(uri, here);
   }
 
-  /** Client credentials for an account (client_credentials grant); the secret is shown once, kept hashed. */
+  /**
+   * Client credentials for an account (client_credentials grant); the secret is shown once, kept hashed.
+   * 409 when the account holds the most allowed.
+   */
   async createCredentials(accountId: string, name: string): Promise<{ clientId: string; secret: string }> {
     const clientId = 'cc_' + randomToken();
     const secret = randomToken();
     const record: ClientRecord = { client_id: clientId, client_name: name, redirect_uris: [], secret_hash: await sha256(secret), account: accountId, created: new Date(this.#now()).toISOString() };
-    await this.#storage.put(CLIENTS + clientId + '.json', JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
-    await this.#storage.put(`${ACCOUNT_CLIENTS}${accountId}/${clientId}`, '', { contentType: 'text/plain' });
+    await this.#credentials.add(accountId, clientId, () => this.#storage.put(CLIENTS + clientId + '.json', JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' }));
     return { clientId, secret };
   }
 
   async listCredentials(accountId: string): Promise<{ clientId: string; name: string; created: string }[]> {
-    const container = `${ACCOUNT_CLIENTS}${accountId}/`;
-    if (!(await this.#storage.head(container))) return [];
     const found = [];
-    for await (const member of this.#storage.list(container)) {
-      const record = await this.#record(member.path.slice(container.length));
+    for (const clientId of await this.#credentials.names(accountId)) {
+      const record = await this.#record(clientId);
       if (record) found.push({ clientId: record.client_id, name: record.client_name ?? '', created: record.created });
     }
     return found.sort((a, b) => a.created.localeCompare(b.created));
@@ -138,7 +142,7 @@ export class ClientStore {
     const record = CLIENT_ID.test(clientId) ? await this.#record(clientId) : null;
     if (!record || record.account !== accountId) return false;
     await this.#storage.delete(CLIENTS + clientId + '.json');
-    await this.#storage.delete(`${ACCOUNT_CLIENTS}${accountId}/${clientId}`);
+    await this.#credentials.remove(accountId, clientId);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { AccountMarkers } from './account-markers.ts';
 import { ExpiredRecords } from './expired-records.ts';
 import { ACCOUNT_NOSTR_KEYS, NOSTR_CHALLENGES, NOSTR_KEYS } from './paths.ts';
 import { randomToken } from './random.ts';
@@ -28,11 +29,14 @@ export class NostrKeyStore {
   readonly #now: () => number;
   /** Challenges shown but never answered. */
   readonly #expiredChallenges: ExpiredRecords;
+  /** The keys each account linked, at most --idp-max-nostr-keys. */
+  readonly #markers: AccountMarkers;
 
-  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void) {
+  constructor(storage: StorageDriver, now: () => number, log: (line: string) => void, max = Infinity) {
     this.#storage = storage;
     this.#now = now;
     this.#expiredChallenges = new ExpiredRecords(storage, NOSTR_CHALLENGES, now, log, { lifetimeMs: LINK_CHALLENGE_SECONDS * 1000 });
+    this.#markers = new AccountMarkers(storage, ACCOUNT_NOSTR_KEYS, { max, things: 'linked Nostr keys', type: 'too-many-nostr-keys', remedy: 'sign in with one of them.' });
   }
 
   async accountOf(pubkey: string): Promise<string | null> {
@@ -40,21 +44,18 @@ export class NostrKeyStore {
   }
 
   async keysOf(accountId: string): Promise<string[]> {
-    const container = `${ACCOUNT_NOSTR_KEYS}${accountId}/`;
-    if (!(await this.#storage.head(container))) return [];
-    const keys: string[] = [];
-    for await (const member of this.#storage.list(container)) keys.push(member.path.slice(container.length));
-    return keys.sort();
+    return (await this.#markers.names(accountId)).sort();
   }
 
-  /** Links the key to the account; 409 when another account holds it. */
+  /** Links the key to the account; 409 when another account holds it, or this one links the most allowed. */
   async link(pubkey: string, accountId: string): Promise<void> {
     const record: KeyRecord = { account: accountId, linked: new Date(this.#now()).toISOString() };
-    const written = await this.#storage.put(`${NOSTR_KEYS}${pubkey}.json`, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
-    if (!written && (await this.accountOf(pubkey)) !== accountId) {
-      throw new HttpProblem(409, 'This Nostr key is linked to another account already.', { type: 'nostr-key-taken' });
-    }
-    await this.#storage.put(`${ACCOUNT_NOSTR_KEYS}${accountId}/${pubkey}`, '', { contentType: 'text/plain' });
+    await this.#markers.add(accountId, pubkey, async () => {
+      const written = await this.#storage.put(`${NOSTR_KEYS}${pubkey}.json`, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+      if (!written && (await this.accountOf(pubkey)) !== accountId) {
+        throw new HttpProblem(409, 'This Nostr key is linked to another account already.', { type: 'nostr-key-taken' });
+      }
+    });
   }
 
   /** A new challenge for the account page of `accountId`. */

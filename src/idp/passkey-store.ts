@@ -1,5 +1,6 @@
 import { HttpProblem } from '../http/problem.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { AccountMarkers } from './account-markers.ts';
 import { ACCOUNT_PASSKEYS, PASSKEYS } from './paths.ts';
 import { sha256 } from './random.ts';
 
@@ -20,16 +21,19 @@ export interface Passkey {
   lastUsed?: string;
 }
 
-export const MAX_PASSKEYS_PER_ACCOUNT = 20;
-
 /** Passkeys as JSON records under /.server/idp/passkeys/, with a per-account list of markers. */
 export class PasskeyStore {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  /** At most --idp-max-passkeys per account. */
+  readonly #markers: AccountMarkers;
+  readonly max: number;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, max = Infinity) {
     this.#storage = storage;
     this.#now = now;
+    this.max = max;
+    this.#markers = new AccountMarkers(storage, ACCOUNT_PASSKEYS, { max, things: 'passkeys', type: 'too-many-passkeys', remedy: 'remove one first.' });
   }
 
   async #path(credentialId: string): Promise<string> {
@@ -41,12 +45,17 @@ export class PasskeyStore {
     return stored ? { passkey: JSON.parse(await new Response(stored.body).text()) as Passkey, etag: stored.meta.etag } : null;
   }
 
-  /** Stores a new passkey; 409 when its credential ID is registered already (to any account), as WebAuthn §7.1 asks. */
+  /**
+   * Stores a new passkey; 409 when its credential ID is registered already (to any account), as WebAuthn
+   * §7.1 asks, or when the account holds the most allowed.
+   */
   async add(passkey: Omit<Passkey, 'created'>): Promise<Passkey> {
     const record: Passkey = { ...passkey, created: new Date(this.#now()).toISOString() };
-    const written = await this.#storage.put(await this.#path(passkey.id), JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
-    if (!written) throw new HttpProblem(409, 'This passkey is registered already.', { type: 'passkey-exists' });
-    await this.#storage.put(`${ACCOUNT_PASSKEYS}${passkey.accountId}/${await sha256(passkey.id)}`, '', { contentType: 'text/plain' });
+    const path = await this.#path(passkey.id);
+    await this.#markers.add(passkey.accountId, await sha256(passkey.id), async () => {
+      const written = await this.#storage.put(path, JSON.stringify(record), { contentType: 'application/json', ifNoneMatch: '*' });
+      if (!written) throw new HttpProblem(409, 'This passkey is registered already.', { type: 'passkey-exists' });
+    });
     return record;
   }
 
@@ -55,11 +64,9 @@ export class PasskeyStore {
   }
 
   async list(accountId: string): Promise<Passkey[]> {
-    const container = `${ACCOUNT_PASSKEYS}${accountId}/`;
-    if (!(await this.#storage.head(container))) return [];
     const found: Passkey[] = [];
-    for await (const member of this.#storage.list(container)) {
-      const record = await this.#read(`${PASSKEYS}${member.path.slice(container.length)}.json`);
+    for (const hash of await this.#markers.names(accountId)) {
+      const record = await this.#read(`${PASSKEYS}${hash}.json`);
       if (record && record.passkey.accountId === accountId) found.push(record.passkey);
     }
     return found.sort((a, b) => a.created.localeCompare(b.created));
@@ -83,7 +90,7 @@ export class PasskeyStore {
     const record = await this.#read(path);
     if (!record || record.passkey.accountId !== accountId) return false;
     await this.#storage.delete(path);
-    await this.#storage.delete(`${ACCOUNT_PASSKEYS}${accountId}/${await sha256(credentialId)}`);
+    await this.#markers.remove(accountId, await sha256(credentialId));
     return true;
   }
 }

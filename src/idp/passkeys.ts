@@ -11,7 +11,7 @@ import { afterLogin } from './authorize.ts';
 import type { IdpContext } from './context.ts';
 import type { PasskeyChallenge } from './grants.ts';
 import { issuerFor } from './issuer.ts';
-import { MAX_PASSKEYS_PER_ACCOUNT, type Passkey } from './passkey-store.ts';
+import type { Passkey } from './passkey-store.ts';
 import { sha256 } from './random.ts';
 import { checkCsrf, readCsrfCookie } from './session.ts';
 
@@ -100,7 +100,8 @@ export async function registrationOptions(idp: IdpContext, request: Request): Pr
   await readBody(request);
   const account = await loggedIn(idp, request);
   const existing = await idp.passkeys.list(account.id);
-  if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HttpProblem(409, `An account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`, { type: 'too-many-passkeys' });
+  // Said before the browser asks the user for a passkey, not only when it is sent to be kept.
+  if (existing.length >= idp.passkeys.max) throw new HttpProblem(409, `An account holds at most ${idp.passkeys.max} passkeys; remove one first.`, { type: 'too-many-passkeys' });
   const rp = relyingParty(idp, request);
   // One random user handle per account (kept with each passkey, no personal data in it), so an authenticator keeps one passkey per account.
   const userHandle = existing[0]?.userHandle ?? toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
