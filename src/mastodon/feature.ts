@@ -23,7 +23,7 @@ export const mastodonFeature: Feature = {
     const { platform, now, config } = context;
     const accounts = new AccountStore(platform.storage, now);
     const tokens = new TokenStore(platform.storage, accounts, now, context.log);
-    const remoteAccounts = new RemoteAccounts(platform.storage, now);
+    const remoteAccounts = new RemoteAccounts(platform.storage, now, config.mastodonKnownActors);
     const state = new AccountState(platform.storage);
     const ownerName = rootPodName(config);
     const accountName = async (record: { grant: { accountId?: string | null } }) => {

@@ -3,11 +3,12 @@
  * names come from the actor document (fetched through the ActivityPub feature's guarded loader, then kept
  * for a day under /.server/mastodon/actors/<id>.json, which also maps the id back to the actor); while it
  * cannot be had, from the actor URL (`carol@remote.example` for `https://remote.example/users/carol`).
+ * The store keeps at most `--mastodon-known-actors` records: past it, those written longest ago go.
  */
 import { hashName } from '../activitypub/paths.ts';
 import { readRecord, recordPaths, writeRecord } from '../activitypub/records.ts';
 import type { Social } from '../activitypub/social.ts';
-import type { StorageDriver } from '../storage/types.ts';
+import { isStorageError, type ResourceMeta, type StorageDriver } from '../storage/types.ts';
 import { accountEntity } from './entities.ts';
 
 const ACTORS = '/.server/mastodon/actors/';
@@ -36,10 +37,17 @@ const isAccountId = (id: string) => /^[0-9a-f]{16}$/.test(id);
 export class RemoteAccounts {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
+  readonly #max: number;
+  /** Records in the store as the last listing counted them (null: not listed since start). */
+  #count: number | null = null;
+  /** New records written since the last listing began (some it may have counted already). */
+  #unlisted = 0;
+  #pruning: Promise<void> | null = null;
 
-  constructor(storage: StorageDriver, now: () => number) {
+  constructor(storage: StorageDriver, now: () => number, max = Infinity) {
     this.#storage = storage;
     this.#now = now;
+    this.#max = max;
   }
 
   /** https://docs.joinmastodon.org/entities/Account/ of an actor URL. */
@@ -88,11 +96,45 @@ export class RemoteAccounts {
     const profile = await social.actorProfile(actorUrl);
     if (!profile) {
       if (stored && !stored.failed) return stored;
-      await writeRecord(this.#storage, path, { actor: actorUrl, username: null, displayName: null, url: null, fetched: this.#now(), failed: true });
+      await this.#write(path, { actor: actorUrl, username: null, displayName: null, url: null, fetched: this.#now(), failed: true }, !stored);
       return null;
     }
     const known: KnownActor = { actor: actorUrl, ...profile, fetched: this.#now() };
-    await writeRecord(this.#storage, path, known);
+    await this.#write(path, known, !stored);
     return known;
+  }
+
+  /** Writes a record; one more in the store may take it past its bound, and then the oldest go. */
+  async #write(path: string, known: KnownActor, isNew: boolean): Promise<void> {
+    await writeRecord(this.#storage, path, known);
+    if (!isNew) return;
+    this.#unlisted += 1;
+    // Records written during a listing may need one more; never more, whatever other writers do meanwhile.
+    for (let round = 0; round < 2 && (this.#count === null || this.#count + this.#unlisted > this.#max); round++) {
+      this.#pruning ??= this.#prune().finally(() => (this.#pruning = null));
+      await this.#pruning;
+    }
+  }
+
+  /**
+   * Counts the records and, past the bound, deletes those written longest ago, down to a tenth under it, so
+   * the store is listed once per that many new actors, not on each one.
+   */
+  async #prune(): Promise<void> {
+    const unlisted = this.#unlisted;
+    const records: ResourceMeta[] = [];
+    try {
+      for await (const member of this.#storage.list(ACTORS)) if (!member.isContainer) records.push(member);
+    } catch (error) {
+      if (!isStorageError(error, 'NotFound')) throw error;
+    }
+    let count = records.length;
+    if (count > this.#max) {
+      records.sort((a, b) => a.modified - b.modified);
+      const keep = this.#max - Math.floor(this.#max / 10);
+      for (const record of records.slice(0, count - keep)) if (await this.#storage.delete(record.path)) count -= 1;
+    }
+    this.#count = count;
+    this.#unlisted -= unlisted;
   }
 }
