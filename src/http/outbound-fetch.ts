@@ -60,12 +60,20 @@ export async function readLimited(response: Response, url: string, maxBytes: num
   return bytes;
 }
 
+/** The answer of the last hop, with the body read (or none), and the URL that gave it. */
+function answerOf(response: Response, bytes: Uint8Array<ArrayBuffer> | null, url: URL): Response {
+  const answer = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperty(answer, 'url', { value: url.href });
+  return answer;
+}
+
 /**
  * The outbound fetch over a runtime's single-hop fetch: every URL (the first and each redirect target) is
  * checked before it is asked (`refuseUnsafeUrl` unless `allowPrivate`), redirects are followed here, at most
  * `maxRedirects`, the body is read whole up to `maxBytes` and everything must finish within `timeoutMs`.
  * Every request says who sends it (`userAgent`, with the server's URL once the runtime knows it).
- * The answer's `url` is the URL that answered last.
+ * The answer's `url` is the URL that answered last. With `redirect: 'manual'` a redirect is the answer
+ * itself (its body left unread), for callers that must not send their request anywhere else.
  */
 export function outboundFetch(
   hop: SingleHopFetch,
@@ -87,6 +95,7 @@ export function outboundFetch(
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
+          if (init.redirect === 'manual') return answerOf(response, null, url);
           if (redirects >= limits.maxRedirects) throw new OutboundFetchRefused(url.href, `more than ${limits.maxRedirects} redirects`);
           const next = new URL(location, url);
           // Credentials chosen for one origin are not sent to another.
@@ -101,9 +110,7 @@ export function outboundFetch(
         }
         const bytes = method === 'HEAD' || NULL_BODY_STATUSES.has(response.status) ? null : await readLimited(response, url.href, limits.maxBytes);
         if (bytes === null) await response.body?.cancel();
-        const answer = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
-        Object.defineProperty(answer, 'url', { value: url.href });
-        return answer;
+        return answerOf(response, bytes, url);
       }
     } catch (error) {
       if (timeout.aborted && !(error instanceof OutboundFetchRefused)) throw new OutboundFetchRefused(url.href, `no complete answer within ${limits.timeoutMs} ms`);

@@ -348,15 +348,17 @@ export class Webhooks {
       await this.#slots.take();
       try {
         const { authorization, dpop } = await this.#deps.sender.credentials(entry.record.origin, entry.record.sendTo);
+        // A redirect is not followed: the notification goes to the URL its subscriber gave, or nowhere.
         const response = await this.#deps.fetch(entry.record.sendTo, {
           method: 'POST',
           headers: { 'Content-Type': 'application/ld+json', Authorization: authorization, DPoP: dpop },
           body,
+          redirect: 'manual',
         });
         await response.body?.cancel();
         if (response.ok) return 'delivered';
         if (response.status === 410) return 'gone';
-        failure = `answered ${response.status}`;
+        failure = response.status >= 300 && response.status < 400 ? `answered ${response.status}, a redirect, which webhooks do not follow (subscribe with the URL that answers)` : `answered ${response.status}`;
       } catch (error) {
         failure = (error as Error).message;
       } finally {

@@ -42,6 +42,16 @@ describe('the outbound fetch', () => {
     expect(response.url).toBe('http://127.0.0.1/b');
   });
 
+  it('with redirect: manual, answers the redirect itself and asks nothing more', async () => {
+    for (const status of [301, 302, 303, 307, 308]) {
+      const network = fakeNetwork({ 'https://hooks.example/in': redirect('https://elsewhere.example/in', status) });
+      const response = await outboundFetch(network.hop, { allowPrivate: false })('https://hooks.example/in', { method: 'POST', body: '{}', redirect: 'manual' });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('location')).toBe('https://elsewhere.example/in');
+      expect(network.asked).toEqual(['https://hooks.example/in']);
+    }
+  });
+
   it('stops after the redirect limit', async () => {
     const routes: Record<string, () => Response> = {};
     for (let i = 0; i < 10; i++) routes[`https://loop.example/${i}`] = redirect(`/${i + 1}`, 301);

@@ -162,6 +162,22 @@ describe('one instance (svc start --notifications --allow-private-fetch)', () =>
     expect(hook.notifications('/ended')).toEqual([]);
   });
 
+  it('never follows a redirect of a webhook: a 3xx answer is a failed delivery, retried at the same URL', async () => {
+    // Were a redirect followed, a 301/302/303 would turn the POST into a GET of the new URL, and a 307/308
+    // would send the notification to a URL nobody subscribed (with a DPoP proof made for the old one).
+    hook.redirects.set('/moved-302', { status: 302, location: `${hook.url}landing-302` });
+    hook.redirects.set('/moved-307', { status: 307, location: `${hook.url}landing-307` });
+    const topic = `${base}/alice/moved/note.txt`;
+    await subscribeWebhook(base, token, topic, `${hook.url}moved-302`);
+    await subscribeWebhook(base, token, topic, `${hook.url}moved-307`);
+    expect((await fetch(topic, { method: 'PUT', headers: as(token, { 'content-type': 'text/plain' }), body: 'x' })).status).toBe(201);
+    // The second attempt comes after the first has ended, redirects and all.
+    await hook.waitForPath('/moved-302', 2);
+    await hook.waitForPath('/moved-307', 2);
+    expect(hook.arrived.filter((request) => request.includes('/landing'))).toEqual([]);
+    expect(hook.notifications('/moved-307')[0]).toMatchObject({ type: 'Create', object: topic });
+  });
+
   it('streams the same changes to a reader that fetches the linked receiveFrom and reads the body', async () => {
     const container = await fetch(`${base}/alice/private/`, { method: 'HEAD', headers: as(token) });
     const receiveFrom = linked(container, STREAMING_REL);

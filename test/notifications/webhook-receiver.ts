@@ -17,9 +17,13 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   /** Statuses to answer before answering 200, in order. */
   statuses: number[] = [];
+  /** Paths answered with a redirect (the status and where to), every time, before `statuses` are looked at. */
+  readonly redirects = new Map<string, { status: number; location: string }>();
   /** Checks each request before it is answered; a throw answers 401 and the request is not kept. */
   verify?: (request: Received, url: string) => Promise<void>;
   readonly verified: Received[] = [];
+  /** Every request that arrived, kept or not: its method and path. */
+  readonly arrived: string[] = [];
   readonly #server: Server;
   #waiters: Array<() => void> = [];
   url = '';
@@ -30,7 +34,15 @@ export class WebhookReceiver {
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
         const request = { path: req.url ?? '/', headers: req.headers, body };
+        this.arrived.push(`${req.method} ${request.path}`);
         void (async () => {
+          const redirect = this.redirects.get(request.path);
+          if (redirect) {
+            this.received.push(request);
+            res.writeHead(redirect.status, { location: redirect.location }).end();
+            for (const wake of this.#waiters.splice(0)) wake();
+            return;
+          }
           const status = this.statuses.shift() ?? 200;
           if (this.verify) {
             try {
@@ -60,9 +72,9 @@ export class WebhookReceiver {
     return this.#until(() => this.received.length >= count, `${count} webhook requests`);
   }
 
-  /** Waits until a request for `path` arrived. */
-  async waitForPath(path: string): Promise<void> {
-    await this.#until(() => this.received.some((request) => request.path === path), `a webhook request for ${path}`);
+  /** Waits until `count` requests (one without) for `path` arrived. */
+  async waitForPath(path: string, count = 1): Promise<void> {
+    await this.#until(() => this.received.filter((request) => request.path === path).length >= count, `${count} webhook requests for ${path}`);
   }
 
   async #until(done: () => boolean, what: string): Promise<Received[]> {
