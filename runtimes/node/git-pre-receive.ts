@@ -1,3 +1,4 @@
+import { CONTAINER_BYTES } from '../../src/quota/record.ts';
 import { reservedNameRules } from '../../src/storage/reserved-names.ts';
 
 /**
@@ -35,7 +36,9 @@ const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  * It refuses a push that would check out names the server keeps for itself (`nameCheck`: the command that
  * runs NAME_CHECK_SCRIPT, started in `privateDir` so no configuration file of a pushed tree is read) and
  * one that would grow the pod past its quota: the received objects plus the growth of the checked-out
- * tree, against SVC_QUOTA_AVAILABLE bytes. A first push into an empty repository checks out the pushed branch.
+ * tree, against SVC_QUOTA_AVAILABLE bytes. Directories count CONTAINER_BYTES each, as every writer's
+ * containers do: the object folders the repository lacks yet and the tree's new folders. A first push into
+ * an empty repository checks out the pushed branch.
  */
 export const preReceiveHook = (nameCheck: readonly string[], privateDir: string) => `#!/bin/sh
 set -eu
@@ -56,11 +59,27 @@ done
 tree_bytes() {
   git ls-tree -r -l --full-tree "$1" | awk '$2 == "blob" { total += $4 } END { print total + 0 }'
 }
+tree_folders() {
+  git ls-tree -r -t --full-tree "$1" | awk '$2 == "tree" { total += 1 } END { print total + 0 }'
+}
 
-# A push that only deletes refs receives no objects and has no quarantine.
+# A push that only deletes refs receives no objects and has no quarantine. Its objects move from the
+# quarantine into the repository's objects folder: folders of the quarantine it lacks are new.
 growth=0
 if [ -n "\${GIT_QUARANTINE_PATH:-}" ]; then
   growth=$(find "$GIT_QUARANTINE_PATH" -type f -printf '%s\\n' | awk '{ total += $1 } END { print total + 0 }')
+  objects=$(dirname "$GIT_QUARANTINE_PATH")
+  folders=$(cd "$GIT_QUARANTINE_PATH" && find . -mindepth 1 -type d -printf '%P\\n' | while read -r folder; do [ -d "$objects/$folder" ] || echo; done | wc -l)
+  growth=$((growth + folders * ${CONTAINER_BYTES}))
+fi
+# A first push: the folders \`git init\` made behind the storage's back are new to the pod too, and so
+# are those of the reflog its first ref starts.
+if [ -z "$(git for-each-ref --count=1)" ]; then
+  git_dir=$(cd "$(git rev-parse --absolute-git-dir)" && pwd -P)
+  quarantine=$(cd "\${GIT_QUARANTINE_PATH:-/}" && pwd -P)
+  made=$(find "$git_dir" -path "$quarantine" -prune -o -type d -print | wc -l)
+  for folder in logs logs/refs logs/refs/heads; do [ -d "$git_dir/$folder" ] || made=$((made + 1)); done
+  growth=$((growth + made * ${CONTAINER_BYTES}))
 fi
 if [ -n "$checkout_commit" ]; then
   if ! reserved=$(git ls-tree -r -z --name-only --full-tree "$checkout_commit" | (cd ${shellQuote(privateDir)} && exec ${nameCheck.map(shellQuote).join(' ')})); then
@@ -68,8 +87,8 @@ if [ -n "$checkout_commit" ]; then
     echo "svc: ACL documents (*.acl), .quota.json, *.svc-meta and .svc-tmp*, in any spelling (macOS and Windows ignore case), are managed over HTTP, not through git." >&2
     exit 1
   fi
-  growth=$((growth + $(tree_bytes "$checkout_commit")))
-  if [ -n "$head_commit" ]; then growth=$((growth - $(tree_bytes "$head_commit"))); fi
+  growth=$((growth + $(tree_bytes "$checkout_commit") + $(tree_folders "$checkout_commit") * ${CONTAINER_BYTES}))
+  if [ -n "$head_commit" ]; then growth=$((growth - $(tree_bytes "$head_commit") - $(tree_folders "$head_commit") * ${CONTAINER_BYTES})); fi
 fi
 if [ -n "\${SVC_QUOTA_AVAILABLE:-}" ] && [ "$growth" -gt "$SVC_QUOTA_AVAILABLE" ]; then
   echo "svc: push refused: it needs about $growth bytes, and the pod's storage quota leaves $SVC_QUOTA_AVAILABLE bytes free. Nothing was changed." >&2

@@ -230,6 +230,40 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
       expect((await fetch(`${url}/noise.bin`)).status).toBe(404);
     });
 
+    it('counts the directories a push makes, 4 KB each as for every writer: checked-out folders and object folders', async () => {
+      const pod = await createPod('dora');
+      const free = async () => {
+        const { limit, used } = await quotaOnDisk('dora');
+        return limit - used;
+      };
+      const expectRefused = async (local: string, url: string) => {
+        const before = await quotaOnDisk('dora');
+        const refused = await git(local, [...withToken(pod.token), 'push', url, 'main']);
+        expect(refused.code, refused.stderr).not.toBe(0);
+        expect(refused.stderr).toContain("the pod's storage quota leaves");
+        expect(await quotaOnDisk('dora')).toEqual(before);
+        expect((await quotaOnDisk('dora')).used).toBeLessThanOrEqual(before.limit);
+      };
+
+      // More folders than the free space holds, each with a few bytes: a small pack, a small tree of files.
+      const folders: Record<string, string> = {};
+      for (let index = 0; index < Math.ceil((await free()) / 4096) + 10; index++) folders[`d${index}/f.txt`] = `${index}`;
+      await expectRefused(await localRepository('folders', folders), `${server.base}/dora/public/folders`);
+
+      // Fewer than 100 objects arrive as loose objects, in folders named by the first two hex digits of their ids.
+      const filler = await fetch(`${server.base}/dora/filler.bin`, { method: 'PUT', headers: { authorization: `Bearer ${pod.token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array((await free()) - 120 * 1024) });
+      expect(filler.status).toBe(201);
+      const files: Record<string, string> = {};
+      for (let index = 0; index < 60; index++) files[`f${index}.txt`] = `${index}`;
+      await expectRefused(await localRepository('loose', files), `${server.base}/dora/public/loose`);
+
+      // What fits is taken, and counted as measured.
+      expect((await fetch(`${server.base}/dora/filler.bin`, { method: 'DELETE', headers: { authorization: `Bearer ${pod.token}` } })).status).toBe(204);
+      await expectOk(git(await localRepository('fits', { 'a/b/c.txt': 'c', 'd.txt': 'd' }), [...withToken(pod.token), 'push', `${server.base}/dora/public/fits`, 'main']));
+      const { limit, used } = await quotaOnDisk('dora');
+      expect(used).toBeLessThanOrEqual(limit);
+    });
+
     it('never serves or accepts the repository internals over LDP', async () => {
       const auth = { authorization: `Bearer ${alice.token}` };
       for (const path of ['.git/config', '.git/HEAD', '.git/']) {
