@@ -29,8 +29,8 @@ export interface S3Features {
 
 /** S3 refuses longer keys (KeyTooLongError). */
 export const MAX_KEY_BYTES = 1024;
-/** Time to the response's headers; a body may stream for longer. */
-const REQUEST_TIMEOUT_MS = 10_000;
+/** Time to the response's headers (--s3-timeout); a body may stream for longer. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 const xml = new XMLParser({
@@ -89,9 +89,11 @@ export class S3Bucket implements ObjectBucket {
   conditionalWrites = true;
   private readonly client: AwsClient;
   private readonly base: URL;
+  private readonly timeoutMs: number;
 
-  constructor(location: S3Location, credentials: S3Credentials) {
+  constructor(location: S3Location, credentials: S3Credentials, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
     this.location = location;
+    this.timeoutMs = timeoutMs;
     // One retry for a 5xx or 429 (S3 asks clients to retry those); an endpoint that stays down is a 503 at once.
     this.client = new AwsClient({ ...credentials, service: 's3', region: location.region, retries: 1, initRetryMs: 50 });
     const endpoint = new URL(location.endpoint ?? `https://s3.${location.region}.amazonaws.com`);
@@ -114,7 +116,7 @@ export class S3Bucket implements ObjectBucket {
 
   private async send(method: string, url: string, init: { headers?: Record<string, string>; body?: Uint8Array } = {}): Promise<Response> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)), REQUEST_TIMEOUT_MS);
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
     try {
       return await this.client.fetch(url, { method, headers: init.headers ?? {}, ...(init.body && { body: init.body as Uint8Array<ArrayBuffer> }), signal: controller.signal });
     } catch (error) {

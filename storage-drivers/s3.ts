@@ -9,6 +9,8 @@ export type { S3Credentials, S3Location } from './s3-bucket.ts';
 export interface S3DriverOptions extends ObjectStoreOptions {
   location: S3Location;
   credentials: S3Credentials;
+  /** How long a request waits for its answer's headers (--s3-timeout); 10 s by default. */
+  timeoutMs?: number;
 }
 
 export interface S3OpenOptions extends S3DriverOptions {
@@ -90,7 +92,7 @@ export class S3Driver extends ObjectStoreDriver {
    * one-line message otherwise) and probes the endpoint for conditional writes.
    */
   static async open(options: S3OpenOptions): Promise<S3Driver> {
-    const s3 = new S3Bucket(options.location, options.credentials);
+    const s3 = new S3Bucket(options.location, options.credentials, options.timeoutMs);
     const features = await s3.probe(keyPrefix(options.prefix) + PROBE_NAME + randomId());
     // The running marker tells a crash from a clean stop only where no other instance shares the leases' meaning.
     const driver = new S3Driver(s3, features, { ...options, recounts: options.recover === true && !options.shared });

@@ -44,6 +44,7 @@ export async function openS3Storage(config: Config, options: OpenStorageOptions)
       },
       credentials: { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }) },
       prefix: config.s3Prefix ?? '',
+      timeoutMs: config.s3Timeout * 1000,
       recover: options.recover === true,
       shared: Boolean(config.redisUrl),
       instance: { host: hostname(), pid, runtime: options.runtime ?? 'node' },

@@ -30,6 +30,7 @@ export const OPTIONS = [
   { key: 's3Region', flag: 's3-region', kind: 'string', arg: '<region>', default: 'us-east-1', help: 'region of the bucket, for request signatures (R2: auto)' },
   { key: 's3Prefix', flag: 's3-prefix', kind: 'string', arg: '<prefix>', default: undefined, help: 'key prefix inside the bucket (e.g. pods/), so one bucket can hold several servers' },
   { key: 's3ForcePathStyle', flag: 's3-force-path-style', kind: 'boolean', default: false, help: 'address the bucket as <endpoint>/<bucket>/ instead of <bucket>.<endpoint host> (MinIO and most self-hosted servers need it)' },
+  { key: 's3Timeout', flag: 's3-timeout', kind: 'duration', arg: '<duration>', default: '10s', help: 'how long each S3 request may wait for its answer\'s headers; past it the request is answered 503 (the write may have landed: the pod is measured again)' },
   { key: 'sslKey', flag: 'ssl-key', kind: 'string', arg: '<path>', default: undefined, help: 'TLS private key (PEM); with --ssl-cert serves HTTPS' },
   { key: 'sslCert', flag: 'ssl-cert', kind: 'string', arg: '<path>', default: undefined, help: 'TLS certificate (PEM)' },
   { key: 'maxBodySize', flag: 'max-body-size', kind: 'size', arg: '<size>', default: '100MB', help: 'largest request body accepted (413 beyond)' },

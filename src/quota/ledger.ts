@@ -70,6 +70,8 @@ export interface LedgerOptions {
    * what is pending on a clean stop.
    */
   checkpoint: boolean;
+  /** What the pod's resources take in the storage now (measurePodUsage), for pods whose count is in doubt. */
+  measure(podRoot: string): Promise<number>;
 }
 
 /** The ledgers of every pod with a quota record, read from and saved to the records in `storage`. */
@@ -79,6 +81,9 @@ export class QuotaLedgers {
   readonly #unreadable = new Map<string, string>();
   readonly #lock = new KeyedLock();
   readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Pods a write may have changed without being counted, measured again before their next use. */
+  readonly #doubted = new Set<string>();
+  readonly #settling = new Map<string, Promise<void>>();
   readonly #storage: StorageDriver;
   readonly #options: LedgerOptions;
 
@@ -87,8 +92,42 @@ export class QuotaLedgers {
     this.#options = options;
   }
 
-  /** The pod's ledger, refreshed when the record changed behind our back; null when the pod has no quota. */
-  load(podRoot: string): Promise<Ledger | null> {
+  /**
+   * The pod's ledger, refreshed when the record changed behind our back, and measured again first when a
+   * write may have gone uncounted (see `doubt`); null when the pod has no quota.
+   */
+  async load(podRoot: string): Promise<Ledger | null> {
+    const ledger = await this.#read(podRoot);
+    if (ledger && this.#doubted.has(podRoot)) await this.#settle(podRoot, ledger);
+    return ledger;
+  }
+
+  /**
+   * A write to the pod ended without the storage saying whether it happened (an S3 request that timed out
+   * or lost its answer: it may have landed). Its size was not counted, so the pod is measured again before
+   * it is next used; until the storage answers, that use fails as the write did.
+   */
+  doubt(podRoot: string): void {
+    if (!this.#doubted.has(podRoot)) this.#options.log(`quota: ${podRoot} will be measured again: a write ended without an answer from the storage, and may have landed.`);
+    this.#doubted.add(podRoot);
+  }
+
+  #settle(podRoot: string, ledger: Ledger): Promise<void> {
+    let settling = this.#settling.get(podRoot);
+    if (!settling) {
+      this.#doubted.delete(podRoot);
+      settling = this.recount(podRoot, ledger, () => this.#options.measure(podRoot))
+        .catch((error: unknown) => {
+          this.#doubted.add(podRoot);
+          throw error;
+        })
+        .finally(() => this.#settling.delete(podRoot));
+      this.#settling.set(podRoot, settling);
+    }
+    return settling;
+  }
+
+  #read(podRoot: string): Promise<Ledger | null> {
     return this.#lock.run(podRoot, async () => {
       const ledger = this.#ledgers.get(podRoot);
       const meta = await this.#storage.head(quotaPathOf(podRoot));
@@ -170,6 +209,10 @@ export class QuotaLedgers {
    * still running when this resolves.
    */
   async flush(): Promise<void> {
+    for (const podRoot of [...this.#doubted]) {
+      const ledger = this.#ledgers.get(podRoot);
+      if (ledger) await this.#settle(podRoot, ledger).catch((error: unknown) => this.#options.log(`quota: could not measure ${podRoot} again: ${(error as Error).message}`));
+    }
     for (const timer of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
     await Promise.all([...this.#ledgers].map(([podRoot, ledger]) => this.#persist(podRoot, ledger)));

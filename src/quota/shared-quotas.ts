@@ -3,7 +3,7 @@ import { withSharedLock } from '../cluster/shared-lock.ts';
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import { wrapWrites } from '../storage/wrap.ts';
 import { countedBody } from './counted-body.ts';
-import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
+import { isStorageError, type DeleteOptions, type PutBody, type PutOptions, type PutResult, type ResourceMeta, type StorageDriver } from '../storage/types.ts';
 import { containerBytes, containersToMake, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
 import { measurePodUsage, quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
 
@@ -113,6 +113,13 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
     });
   }
 
+  /** A write that failed with `Unavailable` may have landed uncounted: the pod is measured again on next use. */
+  function doubtIfUnanswered(podRoot: string, error: unknown): void {
+    if (!isStorageError(error, 'Unavailable')) return;
+    if (!missed.has(podRoot)) options.log(`quota: ${podRoot} will be measured again: a write ended without an answer from the storage, and may have landed.`);
+    missed.add(podRoot);
+  }
+
   /** Counts a finished write (`documents`: of which outside the resource storage); when the shared state cannot take it, the pod is measured again on next use. */
   async function commit(podRoot: string, change: number, held: number, documents = 0): Promise<void> {
     const keys = keysOf(podRoot);
@@ -174,6 +181,7 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
         result = await inner.put(path, guarded, putOptions);
       } catch (error) {
         await claim.giveBack();
+        doubtIfUnanswered(podRoot, error);
         throw error;
       }
       const change = result ? result.meta.size - result.previousSize + containerBytes(scope, podRoot, result.createdContainers) : 0;
@@ -192,6 +200,7 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
         result = await inner.createContainer(path);
       } catch (error) {
         await claim.giveBack();
+        doubtIfUnanswered(podRoot, error);
         throw error;
       }
       await commit(podRoot, result ? containerBytes(scope, podRoot, [...result.createdContainers, path]) : 0, claim.held);
@@ -200,7 +209,13 @@ export function withSharedQuotas(inner: StorageDriver, shared: SharedState, opti
 
     async delete(path: string, deleteOptions?: DeleteOptions): Promise<ResourceMeta | null> {
       const target = await countedTarget(path);
-      const deleted = await inner.delete(path, deleteOptions);
+      let deleted: ResourceMeta | null;
+      try {
+        deleted = await inner.delete(path, deleteOptions);
+      } catch (error) {
+        if (target) doubtIfUnanswered(target.podRoot, error);
+        throw error;
+      }
       if (target && deleted) await commit(target.podRoot, deleted.isContainer ? -containerBytes(scope, target.podRoot, [path]) : -deleted.size, 0);
       return deleted;
     },

@@ -1,6 +1,6 @@
 import { wrapWrites } from '../storage/wrap.ts';
 import { countedBody } from './counted-body.ts';
-import type { DeleteOptions, PutBody, PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
+import { isStorageError, type DeleteOptions, type PutBody, type PutOptions, type PutResult, type ResourceMeta, type StorageDriver } from '../storage/types.ts';
 import { QuotaLedgers, Reservation } from './ledger.ts';
 import { containerBytes, containersToMake, type CountedStorage, type QuotaOptions } from './pod-quotas.ts';
 import { isQuotaPath, measurePodUsage, quotaExceeded } from './record.ts';
@@ -15,7 +15,13 @@ export type { QuotaOptions } from './pod-quotas.ts';
  */
 export function withQuotas(inner: StorageDriver, options: QuotaOptions): CountedStorage {
   const { scope } = options;
-  const ledgers = new QuotaLedgers(inner, { log: options.log, checkpoint: inner.recountsAfterUncleanStop === true });
+  const measure = (podRoot: string) => measurePodUsage(inner, podRoot, scope.outsideOf(podRoot));
+  const ledgers = new QuotaLedgers(inner, { log: options.log, checkpoint: inner.recountsAfterUncleanStop === true, measure });
+
+  /** A write that failed with `Unavailable` may have landed uncounted: the pod is measured again. */
+  const doubtIfUnanswered = (podRoot: string, error: unknown) => {
+    if (isStorageError(error, 'Unavailable')) ledgers.doubt(podRoot);
+  };
 
   /** Writes to a record (`svc quota set` through the driver, pod creation) make the next access re-read it. */
   const forgetIfRecord = (path: string) => {
@@ -37,6 +43,9 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
       let result: PutResult | null;
       try {
         result = await inner.put(path, guarded, putOptions);
+      } catch (error) {
+        doubtIfUnanswered(podRoot, error);
+        throw error;
       } finally {
         reservation.release();
       }
@@ -53,6 +62,9 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
       let result: PutResult | null;
       try {
         result = await inner.createContainer(path);
+      } catch (error) {
+        doubtIfUnanswered(podRoot, error);
+        throw error;
       } finally {
         reservation.release();
       }
@@ -63,7 +75,13 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
     async delete(path: string, deleteOptions?: DeleteOptions): Promise<ResourceMeta | null> {
       const podRoot = scope.podOf(path);
       const ledger = podRoot ? await ledgers.load(podRoot) : null;
-      const deleted = await inner.delete(path, deleteOptions);
+      let deleted: ResourceMeta | null;
+      try {
+        deleted = await inner.delete(path, deleteOptions);
+      } catch (error) {
+        if (podRoot && ledger) doubtIfUnanswered(podRoot, error);
+        throw error;
+      }
       forgetIfRecord(path);
       if (podRoot && ledger && deleted) await ledgers.commit(podRoot, ledger, deleted.isContainer ? -containerBytes(scope, podRoot, [path]) : -deleted.size);
       return deleted;
@@ -105,7 +123,7 @@ export function withQuotas(inner: StorageDriver, options: QuotaOptions): Counted
       },
       async recount(podRoot) {
         const ledger = await ledgers.load(podRoot);
-        if (ledger) await ledgers.recount(podRoot, ledger, () => measurePodUsage(inner, podRoot, scope.outsideOf(podRoot)));
+        if (ledger) await ledgers.recount(podRoot, ledger, () => measure(podRoot));
       },
     },
   };

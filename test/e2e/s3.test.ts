@@ -6,7 +6,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measurePodUsage, readQuotaRecord } from '../../src/quota/record.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/local-process.ts';
+import { startTestRedis } from '../support/redis.ts';
+import { startS3Proxy } from '../support/s3-proxy.ts';
 import { startTestS3, type TestS3 } from '../support/s3.ts';
 import { runSvc, startSvc } from '../support/server.ts';
 
@@ -116,6 +120,43 @@ describe('svc start --storage s3', () => {
       await restarted.stop();
     }
   });
+
+  for (const shared of [false, true]) {
+    it(`counts a write whose answer was lost (503: it may have landed) by measuring the pod again${shared ? ', with quotas counted in Redis' : ''}; --s3-timeout bounds the wait`, async () => {
+      const proxy = await startS3Proxy(s3.endpoint);
+      const redis = shared ? await startTestRedis() : null;
+      const prefix = shared ? 'lost-shared/' : 'lost/';
+      const args = ['--storage', 's3', '--s3-endpoint', proxy.endpoint, '--s3-bucket', s3.bucket, '--s3-force-path-style', '--s3-prefix', prefix, '--s3-timeout', '1s'];
+      const svc = await startSvc([...args, ...(redis ? ['--redis-url', redis.url] : [])], s3.env);
+      try {
+        const token = await createPod(svc.base, 'alice');
+        const put = (name: string, size: number) => fetch(`${svc.base}/alice/${name}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'x'.repeat(size) });
+        expect((await put('before.txt', 100)).status).toBe(201);
+
+        // The S3 server stores each of these; svc hears nothing back (a connection cut, or no answer in time).
+        proxy.lose('PUT', /\/alice\/dropped\.txt$/, 'drop');
+        expect((await put('dropped.txt', 5000)).status).toBe(503);
+        proxy.lose('PUT', /\/alice\/held\.txt$/, 'hold');
+        expect((await put('held.txt', 7000)).status).toBe(503);
+        expect(svc.output()).toContain('no answer within 1 s');
+        expect(svc.output()).toContain('quota: /alice/ will be measured again');
+        proxy.passAll();
+        // svc may give up on a write before the S3 server has finished it: the next use must come after.
+        const driver = await s3.driver(prefix);
+        for (const [name, size] of [['dropped.txt', 5000], ['held.txt', 7000]] as const) {
+          await eventually(async () => ((await driver.head(`/alice/${name}`))?.size === size ? true : undefined), `${name} to land`);
+        }
+
+        expect((await put('after.txt', 100)).status).toBe(201);
+      } finally {
+        await svc.stop();
+        await proxy.close();
+        await redis?.stop();
+      }
+      const driver = await s3.driver(prefix);
+      expect((await readQuotaRecord(driver, '/alice/'))!.record.used).toBe(await measurePodUsage(driver, '/alice/'));
+    });
+  }
 
   it('moves a pod from fs to S3 and back with svc copy, which the server then serves with the same token', async () => {
     const scratch = await mkdtemp(join(tmpdir(), 'svc-copy-'));

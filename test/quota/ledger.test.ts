@@ -91,7 +91,7 @@ describe('QuotaLedgers.flush', () => {
         return inner.put(...args);
       },
     });
-    const ledgers = new QuotaLedgers(storage, { log: () => undefined, checkpoint: true });
+    const ledgers = new QuotaLedgers(storage, { log: () => undefined, checkpoint: true, measure: (podRoot) => measurePodUsage(storage, podRoot) });
     const ledger = (await ledgers.load('/alice/'))!;
     vi.useFakeTimers();
     try {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measurePodUsage, readQuotaRecord, writeQuotaRecord } from '../../src/quota/record.ts';
-import type { StorageDriver } from '../../src/storage/types.ts';
+import { StorageError, type StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { makeApp } from '../support/app.ts';
@@ -30,7 +30,31 @@ function streamOf(chunks: number, chunkSize: number): ReadableStream<Uint8Array>
   });
 }
 
+/** A storage whose writes to `lost` land but end in `Unavailable`, as an S3 write whose answer never came. */
+function losingAnswersTo(lost: string): StorageDriver {
+  const inner = new MemoryDriver();
+  return Object.assign(Object.create(inner) as StorageDriver, {
+    put: async (...args: Parameters<StorageDriver['put']>) => {
+      const result = await inner.put(...args);
+      if (args[0] === lost) throw new StorageError('Unavailable', 'no answer within 10 s');
+      return result;
+    },
+  });
+}
+
 describe('quota bookkeeping', () => {
+  it('measures the pod again after a write that may have landed uncounted (Unavailable): at its next use, or at a clean stop', async () => {
+    for (const next of ['write', 'stop'] as const) {
+      const { request, storage, record, app, logs } = await podWithQuota(100_000, losingAnswersTo('/alice/lost.txt'));
+      expect((await request('/alice/lost.txt', put('x'.repeat(5000)))).status).toBe(503);
+      expect(logs).toContain('quota: /alice/ will be measured again: a write ended without an answer from the storage, and may have landed.');
+      if (next === 'write') expect((await request('/alice/next.txt', put('y'))).status).toBe(201);
+      else await app.close();
+      expect((await record()).used, next).toBe(await measurePodUsage(storage, '/alice/'));
+      expect((await record()).used, next).toBeGreaterThanOrEqual(5000);
+    }
+  });
+
   it('counts writes, refuses what passes the limit with 507 naming used, limit and size, and writes nothing', async () => {
     const { request, storage, record } = await podWithQuota(100);
     expect((await request('/alice/a', put('x'.repeat(60)))).status).toBe(201);

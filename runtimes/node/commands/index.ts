@@ -8,7 +8,7 @@ import { mintPodToken } from '../token.ts';
 import { quotaCommand } from './quota.ts';
 
 /** Where the data of a server is: its --root or S3 bucket, or the config file naming them. */
-const DATA_KEYS = ['root', 'config', 'storage', 's3Endpoint', 's3Bucket', 's3Region', 's3Prefix', 's3ForcePathStyle'] as const;
+const DATA_KEYS = ['root', 'config', 'storage', 's3Endpoint', 's3Bucket', 's3Region', 's3Prefix', 's3ForcePathStyle', 's3Timeout'] as const;
 
 /** The administration commands, for the command list, the options each takes and `--help`. */
 export const ADMIN_COMMANDS: CommandHelp[] = [
