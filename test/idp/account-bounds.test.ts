@@ -72,12 +72,12 @@ describe('per-account bounds of the identity provider', () => {
     };
     // Two registrations begun while the account held none: only the first is kept.
     const [firstOptions, secondOptions] = [await options(), await options()];
-    expect((await post('registration', { name: 'first', credential: await new SoftAuthenticator(svc.base).create(firstOptions) })).status).toBe(201);
-    await expectBound(await post('registration', { name: 'second', credential: await new SoftAuthenticator(svc.base).create(secondOptions) }), 'too-many-passkeys', 'at most 1 passkeys');
+    expect((await post('registration', { name: 'kept passkey', credential: await new SoftAuthenticator(svc.base).create(firstOptions) })).status).toBe(201);
+    await expectBound(await post('registration', { name: 'refused passkey', credential: await new SoftAuthenticator(svc.base).create(secondOptions) }), 'too-many-passkeys', 'at most 1 passkeys');
     await expectBound(await post('registration-options', {}), 'too-many-passkeys', 'at most 1 passkeys');
     const { html } = await accountPage(browser);
-    expect(html).toContain('first');
-    expect(html).not.toContain('second');
+    expect(html).toContain('kept passkey');
+    expect(html).not.toContain('refused passkey');
   });
 
   it('Nostr keys: 409 past --idp-max-nostr-keys; linking a key the account holds again is no new one', async () => {
