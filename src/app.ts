@@ -29,6 +29,7 @@ import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { remoteStorageFeature } from './remotestorage/feature.ts';
 import { SharedCounterStore } from './limits/shared-counter-store.ts';
+import { clientAddressOf } from './limits/client-address.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
 import { notificationsFeature } from './notifications/feature.ts';
 import { oauthFeature } from './oauth/feature.ts';
@@ -46,6 +47,8 @@ import { podHostGate } from './pods/pod-host-gate.ts';
 import { answeringOwnHosts, localPathOf, podHostsOf, podLabelCheck, publicUrlOf } from './pods/subdomains.ts';
 import { withSharedQuotas } from './quota/shared-quotas.ts';
 import { quotaScope, type QuotaScope } from './quota/scope.ts';
+import { SocketBudget, socketLimitsOf } from './sockets/budget.ts';
+import { SocketGuard } from './sockets/guard.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -65,8 +68,11 @@ export interface App {
   close(): Promise<void>;
   /** Ends the responses features keep open (notification streams); runtimes call it first when stopping, with their socket closing. */
   closeStreams(): void;
-  /** Present when a feature takes WebSockets: answers an upgrade request the runtime received (null: no such endpoint). */
-  upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
+  /**
+   * Present when a feature takes WebSockets: answers an upgrade request the runtime received (null: no such
+   * endpoint); `env` as for `fetch`, so the client's address counts against its share of sockets.
+   */
+  upgradeWebSocket?(request: Request, env?: unknown): Promise<UpgradeAnswer | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
   singleUserPod?(): Promise<SingleUserPod>;
 }
@@ -114,6 +120,10 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return podCreation!(request);
   };
   const publish = (changes: readonly Change[]) => published(changes);
+  // One budget for every long-lived connection (WebSockets here, streaming responses in features).
+  const socketLimits = socketLimitsOf(config, platform.descriptorLimit);
+  const socketBudget = new SocketBudget(socketLimits.limits);
+  const sockets = { admit: (request: Request, env?: unknown) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)) };
   const context: FeatureContext = {
     config,
     platform,
@@ -128,6 +138,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     social: new SocialRegistry(),
     issuedTokens,
     authorizedApps: new AuthorizedApps(),
+    sockets,
   };
   const features: FeatureParts[] = enabledFeatures.map((feature) => feature.create(context));
   const { webIdTls } = security;
@@ -261,7 +272,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   });
 
   const upgrades = features.flatMap((parts) => (parts.upgrade ? [parts.upgrade] : []));
-  const upgradeWebSocket = async (request: Request): Promise<UpgradeAnswer | null> => {
+  if (upgrades.length > 0 && socketLimits.notice) log(socketLimits.notice);
+  const socketGuard = new SocketGuard({ idleMs: config.socketIdleTimeout * 1000, maxBufferedBytes: config.maxSocketBuffers, now });
+  const upgradeWebSocket = async (request: Request, env?: unknown): Promise<UpgradeAnswer | null> => {
     try {
       if (gate) {
         await init();
@@ -271,10 +284,23 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     } catch (error) {
       return { refuse: errorToResponse(error, log) };
     }
-    for (const upgrade of upgrades) {
-      const answer = await upgrade(request);
-      if (answer) return answer;
+    // Counted before any feature authenticates or looks anything up, so a flood of upgrades costs little.
+    const admission = sockets.admit(request, env);
+    if ('refuse' in admission) return admission;
+    try {
+      for (const upgrade of upgrades) {
+        const answer = await upgrade(request);
+        if (answer && 'accept' in answer) return socketGuard.guard(answer, admission.ticket);
+        if (answer) {
+          admission.ticket.release();
+          return answer;
+        }
+      }
+    } catch (error) {
+      admission.ticket.release();
+      throw error;
     }
+    admission.ticket.release();
     return null;
   };
 

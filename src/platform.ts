@@ -13,6 +13,8 @@ export interface Platform {
   log(line: string): void;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?(): number;
+  /** Files and sockets the process may hold open (the soft RLIMIT_NOFILE), when the runtime can tell: WebSockets take at most half. */
+  descriptorLimit?: number;
   /** Address of the peer that sent a request; `env` is what the runtime passed to `fetch` with it. */
   clientAddress?(request: Request, env: unknown): string | undefined;
   /**

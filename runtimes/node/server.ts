@@ -13,6 +13,7 @@ import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
+import { descriptorLimit } from './descriptor-limit.ts';
 import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { mashlibAssetReader } from './databrowser-assets.ts';
@@ -128,10 +129,12 @@ export async function startServer(config: Config, log: (line: string) => void): 
     watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
     // The Redis client is loaded only with --redis-url.
     sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
+    const descriptors = descriptorLimit();
     const platform: Platform = {
       runtime: 'node',
       storage,
       log,
+      ...(descriptors !== undefined && { descriptorLimit: descriptors }),
       clientAddress: (_request, env) => (env as HttpBindings | undefined)?.incoming.socket.remoteAddress,
       peerCertificate: (_request, env) => {
         const socket = (env as HttpBindings | undefined)?.incoming.socket as Partial<TLSSocket> | undefined;
@@ -173,7 +176,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     void listener(req, res);
   };
   // Loaded only with --notifications, so startup without it never reads the WebSocket library.
-  const webSockets = app.upgradeWebSocket ? (await import('./websocket.ts')).attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log) : null;
+  const webSockets = app.upgradeWebSocket ? (await import('./websocket.ts')).attachWebSockets(server, app.upgradeWebSocket, Boolean(tls), log, (config.socketIdleTimeout * 1000) / 2) : null;
   ready();
 
   // Keep-alive connections that finish their request during shutdown become idle later; close those too.

@@ -8,8 +8,6 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 
-/** A socket that has not answered the previous ping by the next one is dropped. */
-const PING_INTERVAL_MS = 30_000;
 /** Frames above this close the socket (1009); the protocol's own limit, answered with `err`, is lower. */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -28,9 +26,12 @@ function requestFrom(req: IncomingMessage, tls: boolean): Request {
   return new Request(`${tls ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { headers });
 }
 
-function reject(socket: Duplex, status: number, body: string, contentType = 'text/plain'): void {
+/** Answers an upgrade with an HTTP error and frees the connection once the answer is written, whatever the client does next. */
+function reject(socket: Duplex, status: number, body: string, headers: Headers = new Headers({ 'content-type': 'text/plain' })): void {
   const reason = STATUS_CODES[status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  let head = `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n`;
+  for (const [name, value] of headers) if (name !== 'content-length' && name !== 'connection') head += `${name}: ${value}\r\n`;
+  socket.end(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /**
@@ -43,7 +44,7 @@ function serveAsOrdinaryRequest(server: Server, req: IncomingMessage, socket: Du
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (hasBody) {
     const detail = `This server does not take a request body together with "Upgrade: ${req.headers.upgrade}"; send the request without the Upgrade header (curl: --http1.1 instead of --http2).`;
-    return reject(socket, 501, JSON.stringify({ type: 'urn:svc:problem:upgrade-with-body', title: 'Not Implemented', status: 501, detail }), 'application/problem+json');
+    return reject(socket, 501, JSON.stringify({ type: 'urn:svc:problem:upgrade-with-body', title: 'Not Implemented', status: 501, detail }), new Headers({ 'content-type': 'application/problem+json' }));
   }
   req.push(null);
   const res = new ServerResponse(req);
@@ -56,12 +57,16 @@ function serveAsOrdinaryRequest(server: Server, req: IncomingMessage, socket: Du
   server.emit('request', req, res);
 }
 
+/**
+ * `pingIntervalMs`: a socket that has not answered the previous ping by the next one is dropped. The app gets
+ * `{ incoming }` as `env`, as @hono/node-server gives it to `fetch`, so it sees the client's address.
+ */
 export function attachWebSockets(
   server: Server,
-  upgrade: (request: Request) => Promise<UpgradeAnswer | null>,
+  upgrade: (request: Request, env: unknown) => Promise<UpgradeAnswer | null>,
   tls: boolean,
   log: (line: string) => void,
-  pingIntervalMs = PING_INTERVAL_MS,
+  pingIntervalMs: number,
 ): WebSockets {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   const alive = new WeakMap<WebSocket, boolean>();
@@ -72,6 +77,7 @@ export function attachWebSockets(
     const handlers = answer.accept({
       send: (text) => ws.send(text),
       close: (code, reason) => ws.close(code, reason),
+      terminate: () => ws.terminate(),
       get bufferedAmount() {
         return ws.bufferedAmount;
       },
@@ -91,13 +97,18 @@ export function attachWebSockets(
       reject(socket, 400, 'Invalid request target or Host header.');
       return;
     }
-    upgrade(request).then(
+    upgrade(request, { incoming: req }).then(
       async (answer) => {
         if (!answer) return reject(socket, 404, 'There is no WebSocket endpoint at this URL.');
-        if ('refuse' in answer) {
-          return reject(socket, answer.refuse.status, await answer.refuse.text(), answer.refuse.headers.get('content-type') ?? 'text/plain');
-        }
-        wss.handleUpgrade(req, socket, head, (ws) => run(ws, answer));
+        if ('refuse' in answer) return reject(socket, answer.refuse.status, await answer.refuse.text(), answer.refuse.headers);
+        // ws destroys the connection without calling back when the handshake fails (a bad key, a client gone).
+        const cancel = () => answer.cancel?.();
+        if (socket.destroyed) return cancel();
+        socket.once('close', cancel);
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          socket.off('close', cancel);
+          run(ws, answer);
+        });
       },
       (error: unknown) => {
         log(`websocket upgrade failed: ${error instanceof Error ? error.message : String(error)}`);

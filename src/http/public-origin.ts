@@ -62,7 +62,7 @@ export function toPublicRequest(request: Request, base: URL, trustProxy: boolean
 
 interface Served {
   fetch(request: Request, ...rest: never[]): Response | Promise<Response>;
-  upgradeWebSocket?(request: Request): Promise<UpgradeAnswer | null>;
+  upgradeWebSocket?(request: Request, env?: unknown): Promise<UpgradeAnswer | null>;
 }
 
 /**
@@ -90,14 +90,14 @@ export function servedAtBaseUrl<T extends Served>(config: Config, app: T, log: (
       return app.fetch(atBase, ...rest);
     },
     ...(upgrade && {
-      upgradeWebSocket: async (request: Request) => {
+      upgradeWebSocket: async (request: Request, env?: unknown) => {
         let atBase: Request;
         try {
           atBase = toPublicRequest(request, base, config.trustProxy);
         } catch (error) {
           return { refuse: refusal(request, error) };
         }
-        return upgrade(atBase);
+        return upgrade(atBase, env);
       },
     }),
   };

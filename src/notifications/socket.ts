@@ -7,6 +7,8 @@ export interface SocketLike {
   close(code: number, reason: string): void;
   /** Bytes queued but not yet sent, when the runtime knows; readers that fall too far behind are closed. */
   readonly bufferedAmount?: number;
+  /** Drops the connection at once, unsent bytes and all, where the runtime can (a reader that does not even take a close frame). */
+  terminate?(): void;
 }
 
 /** What the runtime calls when something arrives on an accepted socket. */
@@ -15,10 +17,16 @@ export interface SocketHandlers {
   message(text: string | null): void;
   /** The socket closed, for whatever reason. Called once. */
   closed(): void;
+  /** Whether the socket listens for anything now; absent: always (it was opened for one topic). Silent sockets that listen for nothing are closed (`--socket-idle-timeout`). */
+  subscribed?(): boolean;
 }
 
-/** The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake) or refuse. */
-export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers } | { refuse: Response };
+/**
+ * The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake and calls
+ * `accept` once the socket is open, or `cancel` when the handshake fails, so the socket's place in the budget
+ * is given back) or refuse.
+ */
+export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers; cancel?(): void } | { refuse: Response };
 
 /** Sockets whose unsent backlog passes this are closed: a slow reader must not make the server hold memory. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -141,5 +141,6 @@ export function openSolid01(socket: SocketLike, options: Solid01Options): Socket
       for (const path of subscriptions.keys()) options.hub.unsubscribe(path, subscriber);
       subscriptions.clear();
     },
+    subscribed: () => subscriptions.size > 0 || pending > 0,
   };
 }

@@ -1,0 +1,157 @@
+/**
+ * What every accepted WebSocket goes through, whichever feature serves it: its place in the budget is given
+ * back when it closes (or when its handshake fails), a socket that listens for nothing and stays silent is
+ * closed, and the unsent bytes of all sockets together stay under one bound. Pings and pongs are the runtime's
+ * (it drops sockets that stop answering them).
+ */
+import { CLOSE_TOO_SLOW, MAX_BUFFERED_BYTES, type SocketHandlers, type SocketLike, type UpgradeAnswer } from '../notifications/socket.ts';
+import type { SocketTicket } from './budget.ts';
+
+export type Acceptance = Extract<UpgradeAnswer, { accept: unknown }>;
+
+/** Close code for a socket closed for listening to nothing (RFC 6455 1001: going away). */
+export const CLOSE_IDLE = 1001;
+
+export interface SocketGuardOptions {
+  /** A socket subscribed to nothing that has sent nothing for this long is closed. */
+  idleMs: number;
+  /** Unsent bytes of all sockets together; past it the socket furthest behind is dropped. One socket holds at most MAX_BUFFERED_BYTES. */
+  maxBufferedBytes: number;
+  now(): number;
+}
+
+interface Watched {
+  readonly raw: SocketLike;
+  handlers?: SocketHandlers;
+  lastHeard: number;
+  /** `raw.bufferedAmount` when last read: part of the total. */
+  counted: number;
+  /** Closed, or being closed: sends are dropped. */
+  closing: boolean;
+}
+
+export class SocketGuard {
+  readonly #options: SocketGuardOptions;
+  readonly #live = new Set<Watched>();
+  /** Sum of `counted`: never below the bytes really buffered by sockets sent to since they last drained. */
+  #buffered = 0;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: SocketGuardOptions) {
+    this.#options = options;
+  }
+
+  /** Sockets open now. */
+  get open(): number {
+    return this.#live.size;
+  }
+
+  /** The answer to give the runtime: the feature's, on a watched socket, with the ticket given back exactly once. */
+  guard(answer: Acceptance, ticket: SocketTicket): Acceptance {
+    return {
+      accept: (raw) => {
+        const watched: Watched = { raw, lastHeard: this.#options.now(), counted: 0, closing: false };
+        this.#live.add(watched);
+        this.#startSweeping();
+        let closed = false;
+        const socket: SocketLike = {
+          send: (text) => this.#send(watched, text),
+          close: (code, reason) => {
+            watched.closing = true;
+            raw.close(code, reason);
+          },
+          get bufferedAmount() {
+            return raw.bufferedAmount;
+          },
+        };
+        let handlers: SocketHandlers;
+        try {
+          handlers = answer.accept(socket);
+        } catch (error) {
+          this.#forget(watched);
+          ticket.release();
+          throw error;
+        }
+        watched.handlers = handlers;
+        return {
+          message: (text) => {
+            watched.lastHeard = this.#options.now();
+            handlers.message(text);
+          },
+          closed: () => {
+            if (closed) return;
+            closed = true;
+            this.#forget(watched);
+            ticket.release();
+            handlers.closed();
+          },
+        };
+      },
+      cancel: () => {
+        ticket.release();
+        answer.cancel?.();
+      },
+    };
+  }
+
+  #send(watched: Watched, text: string): void {
+    if (watched.closing) return;
+    const before = watched.raw.bufferedAmount;
+    if (before === undefined) return watched.raw.send(text);
+    if (before > MAX_BUFFERED_BYTES) return this.#drop(watched);
+    this.#recount(watched, before);
+    if (this.#buffered + text.length > this.#options.maxBufferedBytes) {
+      // The total is stale on the high side (sockets drain unseen): read every socket before dropping one.
+      for (const other of this.#live) this.#recount(other, other.raw.bufferedAmount ?? 0);
+      if (this.#buffered + text.length > this.#options.maxBufferedBytes) {
+        let furthest = watched;
+        for (const other of this.#live) if (!other.closing && other.counted > furthest.counted) furthest = other;
+        this.#drop(furthest);
+        if (furthest === watched) return;
+      }
+    }
+    watched.raw.send(text);
+    this.#recount(watched, watched.raw.bufferedAmount ?? 0);
+  }
+
+  #forget(watched: Watched): void {
+    watched.closing = true;
+    this.#live.delete(watched);
+    this.#buffered -= watched.counted;
+    watched.counted = 0;
+    if (this.#live.size === 0) this.#stopSweeping();
+  }
+
+  #recount(watched: Watched, buffered: number): void {
+    this.#buffered += buffered - watched.counted;
+    watched.counted = buffered;
+  }
+
+  /** Closes a reader too slow to keep up (1013), dropping what it has not taken where the runtime can. */
+  #drop(watched: Watched): void {
+    watched.closing = true;
+    watched.raw.close(CLOSE_TOO_SLOW, 'reader too slow');
+    watched.raw.terminate?.();
+  }
+
+  #startSweeping(): void {
+    if (this.#sweeper !== undefined) return;
+    this.#sweeper = setInterval(() => this.#sweep(), Math.max(50, this.#options.idleMs / 2));
+  }
+
+  #stopSweeping(): void {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  /** Closes the sockets that listen for nothing and have been silent for the idle time (so within 1.5 times it). */
+  #sweep(): void {
+    const now = this.#options.now();
+    for (const watched of this.#live) {
+      if (watched.closing || (watched.handlers?.subscribed?.() ?? true)) continue;
+      if (now - watched.lastHeard < this.#options.idleMs) continue;
+      watched.closing = true;
+      watched.raw.close(CLOSE_IDLE, 'idle: subscribed to nothing');
+    }
+  }
+}
