@@ -19,6 +19,7 @@ interface BunSocket {
   data: SocketData;
   send(text: string): number;
   close(code?: number, reason?: string): void;
+  terminate(): void;
   getBufferedAmount(): number;
 }
 
@@ -50,8 +51,8 @@ interface BunApi {
 
 const bun = (globalThis as unknown as { Bun: BunApi }).Bun;
 
-/** Seconds without traffic before Bun closes a socket; it sends pings, so live clients answer in time. */
-const IDLE_TIMEOUT_SECONDS = 60;
+/** Bun's longest idle timeout, in seconds. */
+const MAX_IDLE_TIMEOUT_SECONDS = 960;
 /** The same frame limit as the Node transport: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
@@ -71,26 +72,29 @@ async function main(): Promise<void> {
     port: config.port,
     ...(tls && { tls }),
     async fetch(request, server) {
+      const connection: ConnectionInfo = { remoteAddress: server.requestIP(request)?.address };
       if (upgradeWebSocket && isWebSocketRequest(request)) {
-        const answer = await upgradeWebSocket(request);
+        const answer = await upgradeWebSocket(request, connection);
         if (!answer) return new Response('There is no WebSocket endpoint at this URL.', { status: 404 });
         if ('refuse' in answer) return answer.refuse;
         if (server.upgrade(request, { data: { answer } })) return undefined;
+        answer.cancel?.();
         return new Response('The WebSocket handshake failed.', { status: 400 });
       }
-      const connection: ConnectionInfo = { remoteAddress: server.requestIP(request)?.address };
       return app.fetch(request, connection);
     },
     ...(upgradeWebSocket && {
       websocket: {
         maxPayloadLength: MAX_MESSAGE_BYTES,
-        idleTimeout: IDLE_TIMEOUT_SECONDS,
+        // Bun pings a socket silent this long and closes it when it stays silent.
+        idleTimeout: Math.min(MAX_IDLE_TIMEOUT_SECONDS, config.socketIdleTimeout),
         sendPings: true,
         open(ws: BunSocket) {
           sockets.add(ws);
           ws.data.handlers = ws.data.answer.accept({
             send: (text) => void ws.send(text),
             close: (code, reason) => ws.close(code, reason),
+            terminate: () => ws.terminate(),
             get bufferedAmount() {
               return ws.getBufferedAmount();
             },
@@ -101,7 +105,8 @@ async function main(): Promise<void> {
         },
         close(ws: BunSocket) {
           sockets.delete(ws);
-          ws.data.handlers?.closed();
+          if (ws.data.handlers) ws.data.handlers.closed();
+          else ws.data.answer.cancel?.();
         },
       },
     }),

@@ -8,7 +8,7 @@
  */
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
-import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
 import { listeningLine } from '../shared/listening-line.ts';
 import { baseUrl, gracefulShutdown, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
@@ -27,8 +27,6 @@ interface DenoApi {
 
 const deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
 
-/** Seconds without a pong before Deno closes a socket (it sends the pings itself). */
-const IDLE_TIMEOUT_SECONDS = 60;
 /** The same frame limit as the Node transport: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const CLOSE_TOO_BIG = 1009;
@@ -40,42 +38,56 @@ function isWebSocketRequest(request: Request): boolean {
   return request.headers.get('upgrade')?.toLowerCase() === 'websocket';
 }
 
-/** Completes an accepted upgrade and connects the socket's events to the core's handlers. */
-function acceptSocket(request: Request, answer: Extract<UpgradeAnswer, { accept: unknown }>): Response {
+/**
+ * Completes an accepted upgrade and connects the socket's events to the core's handlers. `idleTimeout`: Deno
+ * pings a socket silent that long and closes it when no pong comes back within as long again.
+ */
+function acceptSocket(request: Request, answer: Extract<UpgradeAnswer, { accept: unknown }>, idleTimeout: number): Response {
   // Like the Node transport (ws), agree to the client's first subprotocol (solid-0.1 clients require the echo).
   const protocol = request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim() || undefined;
-  const { socket, response } = deno.upgradeWebSocket(request, { protocol, idleTimeout: IDLE_TIMEOUT_SECONDS });
+  let upgraded;
+  try {
+    upgraded = deno.upgradeWebSocket(request, { protocol, idleTimeout });
+  } catch (error) {
+    answer.cancel?.();
+    throw error;
+  }
+  const { socket, response } = upgraded;
+  let handlers: SocketHandlers | undefined;
   socket.addEventListener('open', () => {
     sockets.add(socket);
-    const handlers = answer.accept({
+    handlers = answer.accept({
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
       get bufferedAmount() {
         return socket.bufferedAmount;
       },
     });
-    socket.addEventListener('message', (event) => {
-      if (typeof event.data !== 'string') return handlers.message(null);
-      if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
-      handlers.message(event.data);
-    });
-    socket.addEventListener(
-      'close',
-      () => {
-        sockets.delete(socket);
-        handlers.closed();
-      },
-      { once: true },
-    );
   });
+  socket.addEventListener('message', (event) => {
+    if (!handlers) return;
+    if (typeof event.data !== 'string') return handlers.message(null);
+    if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    handlers.message(event.data);
+  });
+  // A client gone before the socket opened closes it without an `open`: its place in the budget goes back then.
+  socket.addEventListener(
+    'close',
+    () => {
+      sockets.delete(socket);
+      if (handlers) handlers.closed();
+      else answer.cancel?.();
+    },
+    { once: true },
+  );
   return response;
 }
 
-async function answerUpgrade(app: App, request: Request): Promise<Response> {
-  const answer = await app.upgradeWebSocket!(request);
+async function answerUpgrade(app: App, request: Request, connection: ConnectionInfo, idleTimeout: number): Promise<Response> {
+  const answer = await app.upgradeWebSocket!(request, connection);
   if (!answer) return new Response('There is no WebSocket endpoint at this URL.', { status: 404 });
   if ('refuse' in answer) return answer.refuse;
-  return acceptSocket(request, answer);
+  return acceptSocket(request, answer, idleTimeout);
 }
 
 async function main(): Promise<void> {
@@ -94,8 +106,8 @@ async function main(): Promise<void> {
       },
     },
     (request, info) => {
-      if (app.upgradeWebSocket && isWebSocketRequest(request)) return answerUpgrade(app, request);
       const connection: ConnectionInfo = { remoteAddress: info.remoteAddr.hostname };
+      if (app.upgradeWebSocket && isWebSocketRequest(request)) return answerUpgrade(app, request, connection, Math.max(1, Math.round(config.socketIdleTimeout / 2)));
       return app.fetch(request, connection);
     },
   );

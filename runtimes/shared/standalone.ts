@@ -15,6 +15,7 @@ import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
 import { mashlibAssetReader } from '../node/databrowser-assets.ts';
 import { createNodeGitBackend } from '../node/git-backend.ts';
+import { descriptorLimit } from '../node/descriptor-limit.ts';
 import { loadConfig, readOptionFile } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
 import { dataOptions, openStorage } from '../node/storage.ts';
@@ -73,10 +74,12 @@ export async function prepareStandalone(
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  const descriptors = descriptorLimit();
   const platform: Platform = {
     runtime,
     storage,
     log,
+    ...(descriptors !== undefined && { descriptorLimit: descriptors }),
     clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress,
     // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),

@@ -12,7 +12,7 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import type { WorkerEnv } from './config.ts';
 import { DurableSharedState } from './durable-shared-state.ts';
-import { buildWorkerApp } from './worker-app.ts';
+import { buildWorkerApp, connectingAddress } from './worker-app.ts';
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -87,7 +87,7 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
 
   /** A WebSocket upgrade request forwarded by an isolate. */
   async fetch(request: Request): Promise<Response> {
-    this.#app ??= buildWorkerApp(this.env, this.#state);
+    this.#app ??= buildWorkerApp(this.env, this.#state, connectingAddress);
     const app = this.#app;
     if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     // The app hears the isolates' changes from its start on: it must have started before a socket listens.

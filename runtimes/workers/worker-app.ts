@@ -22,8 +22,17 @@ export function log(line: string): void {
   console.log(line);
 }
 
-/** Builds the app, or returns the configuration error (reported on every request by the caller). */
-export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined): App | ConfigError {
+/**
+ * The client's address as Cloudflare's edge states it on every request (`CF-Connecting-IP`, which a client
+ * cannot set). Only the Durable Object that holds the WebSockets uses it, for their per-address budget.
+ */
+export const connectingAddress = (request: Request): string | undefined => request.headers.get('cf-connecting-ip') ?? undefined;
+
+/**
+ * Builds the app, or returns the configuration error (reported on every request by the caller). `clientAddress`:
+ * where the app reads a request's address from (the isolates' apps take none, see docs/scale-out.md).
+ */
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, clientAddress?: (request: Request) => string | undefined): App | ConfigError {
   // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
   for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
@@ -36,6 +45,7 @@ export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefi
       now: () => Date.now(),
       fetch: workersOutboundFetch(config.allowPrivateFetch),
       ...(sharedState && { sharedState }),
+      ...(clientAddress && { clientAddress }),
     };
     return createApp(config, platform);
   } catch (error) {

@@ -148,6 +148,34 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
       }
     }, 120_000);
 
+    it('counts WebSockets per client address (429 past the share) and closes those subscribed to nothing', async () => {
+      const server = await startExtraRuntime(runtime, ['--public', '--notifications', '--nostr', '--max-sockets-per-address', '2', '--socket-idle-timeout', '2s'], QUIET);
+      const ws = server.base.replace(/^http/, 'ws');
+      const opened: Inbox[] = [];
+      const inbox = (path: string) => {
+        const socket = new Inbox(`${ws}${path}`, 'solid-0.1');
+        opened.push(socket);
+        return socket;
+      };
+      try {
+        const subscribed = inbox('/.notifications');
+        await subscribed.opened;
+        expect(await subscribed.next()).toBe('protocol solid-0.1');
+        expect(await subscribed.ask(`sub ${server.base}/`)).toBe(`ack ${server.base}/`);
+        const idle = inbox('/relay');
+        await idle.opened;
+        await expect(inbox('/.notifications').opened).rejects.toThrow('upgrade refused: 429');
+        expect((await fetch(`${server.base}/`)).status).toBe(200);
+        expect(await idle.closed).toEqual({ code: 1001, reason: 'idle: subscribed to nothing' });
+        await inbox('/relay').opened;
+        expect((await fetch(`${server.base}/doc.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(201);
+        expect(await subscribed.until((line) => line.startsWith('pub '))).toBe(`pub ${server.base}/`);
+      } finally {
+        for (const socket of opened) socket.close();
+        await server.stop();
+      }
+    }, 60_000);
+
     it('serves HTTPS with --ssl-key and --ssl-cert', async () => {
       const dir = await mkdtemp(join(tmpdir(), `svc-${runtime}-tls-`));
       const key = join(dir, 'key.pem');

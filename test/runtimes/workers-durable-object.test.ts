@@ -184,6 +184,34 @@ ${publicRead ? '<#public> a acl:Authorization; acl:agentClass <http://xmlns.com/
   });
 });
 
+describe('the Durable Object holding the WebSockets', () => {
+  let mf: Miniflare;
+  const inboxes: Inbox[] = [];
+
+  afterAll(async () => {
+    for (const inbox of inboxes) inbox.socket.close();
+    await mf?.dispose();
+  });
+
+  it('counts them per client address (CF-Connecting-IP), refusing past the share with 429, and closes idle ones', async () => {
+    mf = startIsolates({ SVC_NOTIFICATIONS: 'true', SVC_PUBLIC: 'true', SVC_MAX_SOCKETS_PER_ADDRESS: '2', SVC_SOCKET_IDLE_TIMEOUT: '1' });
+    const url = (await mf.ready).href.replace(/^http/, 'ws') + '.notifications';
+    const from = (address: string) => {
+      const inbox = new Inbox(url, undefined, { Host: 'pod.test', 'CF-Connecting-IP': address });
+      inboxes.push(inbox);
+      return inbox;
+    };
+    const [first, second] = [from('192.0.2.1'), from('192.0.2.1')];
+    await Promise.all([first.opened, second.opened]);
+    await expect(from('192.0.2.1').opened).rejects.toThrow('upgrade refused: 429');
+    await from('192.0.2.2').opened;
+    // Subscribed to nothing, they are closed after the idle time (the runtime sends no pings: the core's sweep does it).
+    expect(await first.closed).toEqual({ code: 1001, reason: 'idle: subscribed to nothing' });
+    await second.closed;
+    await from('192.0.2.1').opened;
+  }, 60_000);
+});
+
 describe('two Worker isolates with a shared rate limit', () => {
   let mf: Miniflare;
 
