@@ -7,11 +7,29 @@ import { sendOrDrop, type SocketHandlers, type SocketLike } from '../notificatio
 import { authProblem, newChallenge, PRIVATE_KINDS, readableBy } from './auth.ts';
 import { canonicalEvent, shapeProblem, type NostrEvent } from './event.ts';
 import { matchesAny, parseFilter, type Filter } from './filter.ts';
-import { TokenBucket, type RelayLimits } from './limits.ts';
+import { SEND_BYTES_PER_WORK, SEND_WORK, TokenBucket, VERIFY_WORK, type RelayLimits } from './limits.ts';
 import type { Relay } from './relay.ts';
 import { integrityProblem } from './verify.ts';
 
 const encoder = new TextEncoder();
+
+/** EVENT and AUTH messages of one connection being handled at once; more are answered `rate-limited:` at once. */
+export const MAX_MESSAGES_IN_FLIGHT = 64;
+
+/** Each event's JSON, written once however many subscriptions it goes to. */
+const eventTexts = new WeakMap<NostrEvent, string>();
+
+function eventText(event: NostrEvent): string {
+  let text = eventTexts.get(event);
+  if (text === undefined) eventTexts.set(event, (text = JSON.stringify(event)));
+  return text;
+}
+
+interface Subscription {
+  readonly filters: readonly Filter[];
+  /** Gives the subscription's place in the relay's totals back. */
+  readonly release: () => void;
+}
 
 /** Whether the UTF-8 form passes `max` bytes; encodes only when the UTF-16 length (1 to 3 bytes a unit) leaves it open. */
 function longerThan(text: string, max: number): boolean {
@@ -31,28 +49,48 @@ export interface ConnectionDeps {
 }
 
 export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps): SocketHandlers {
-  const subscriptions = new Map<string, readonly Filter[]>();
+  const subscriptions = new Map<string, Subscription>();
   const challenge = newChallenge();
   /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
   const authenticated = new Set<string>();
   const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
+  let inFlight = 0;
   const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
+  /** Sends an EVENT message; returns the work it took (see SEND_WORK). */
+  const sendEvent = (id: string, event: NostrEvent): number => {
+    const text = `["EVENT",${JSON.stringify(id)},${eventText(event)}]`;
+    sendOrDrop(socket, text);
+    return SEND_WORK + text.length / SEND_BYTES_PER_WORK;
+  };
   const notice = (text: string) => send(['NOTICE', text]);
+  const unsubscribe = (id: string) => {
+    subscriptions.get(id)?.release();
+    subscriptions.delete(id);
+  };
 
   const stopListening = relay.listen({
     deliver(event) {
-      if (!readableBy(event, authenticated)) return;
-      for (const [id, filters] of subscriptions) if (matchesAny(event, filters)) send(['EVENT', id, event]);
+      if (!readableBy(event, authenticated)) return 0;
+      let work = 0;
+      for (const [id, { filters }] of subscriptions) {
+        work += filters.length;
+        if (!matchesAny(event, filters)) continue;
+        work += sendEvent(id, event);
+      }
+      return work;
     },
   });
 
   /** The authentic event an EVENT or AUTH message carries, after the checks both share, or why it is refused. */
-  function authenticEvent(value: unknown): NostrEvent | string {
+  async function authenticEvent(value: unknown): Promise<NostrEvent | string> {
     if (bucket && !bucket.take()) return `rate-limited: at most ${limits.eventsPerSecond} events per second on one connection`;
     const shape = shapeProblem(value, limits.maxEventTags);
     if (shape) return `invalid: ${shape}`;
     const event = canonicalEvent(value as NostrEvent);
     if (event.created_at > relay.nowSeconds() + limits.maxFutureSeconds) return `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`;
+    // Many events arrive in one read: their checks are spread over turns of the event loop.
+    const room = relay.work.take(VERIFY_WORK);
+    if (room) await room;
     const integrity = integrityProblem(event);
     return integrity ? `invalid: ${integrity}` : event;
   }
@@ -67,16 +105,16 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
   async function onEvent(message: unknown[]): Promise<void> {
     if (message.length !== 2) return notice('invalid: EVENT takes exactly one event: ["EVENT", <event>]');
     const reply = replier(message);
-    const event = authenticEvent(message[1]);
+    const event = await authenticEvent(message[1]);
     if (typeof event === 'string') return reply(false, event);
     const answer = await relay.publish(event);
     reply(answer.accepted, answer.message);
   }
 
-  function onAuth(message: unknown[]): void {
+  async function onAuth(message: unknown[]): Promise<void> {
     if (message.length !== 2) return notice('invalid: AUTH takes exactly one signed event: ["AUTH", <event>]');
     const reply = replier(message);
-    const event = authenticEvent(message[1]);
+    const event = await authenticEvent(message[1]);
     if (typeof event === 'string') return reply(false, event);
     const problem = authProblem(event, challenge, url, relay.nowSeconds());
     if (problem) return reply(false, `invalid: ${problem}`);
@@ -84,12 +122,12 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     reply(true, '');
   }
 
-  function onReq(message: unknown[]): void {
+  function onReq(message: unknown[], length: number): void {
     const id = message[1];
     if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
     // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
     const close = (reason: string) => {
-      subscriptions.delete(id);
+      unsubscribe(id);
       send(['CLOSED', id, reason]);
     };
     if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
@@ -109,14 +147,28 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
     }
     // A REQ with an id already open replaces that subscription (NIP-01).
-    subscriptions.set(id, filters);
-    for (const event of relay.query(filters)) if (readableBy(event, authenticated)) send(['EVENT', id, event]);
+    unsubscribe(id);
+    const release = relay.reserve(filters.length, length);
+    if (!release) return close('rate-limited: the relay holds as many subscriptions as it can for all its clients; try again later');
+    subscriptions.set(id, { filters, release });
+    for (const event of relay.query(filters)) if (readableBy(event, authenticated)) sendEvent(id, event);
     send(['EOSE', id]);
   }
 
   function onClose(message: unknown[]): void {
     if (message.length !== 2 || typeof message[1] !== 'string') return notice('invalid: CLOSE takes a subscription id: ["CLOSE", <id>]');
-    subscriptions.delete(message[1]);
+    unsubscribe(message[1]);
+  }
+
+  /** Handles an EVENT or AUTH, at most MAX_MESSAGES_IN_FLIGHT at once (each waits for the relay, which may hold publishers back). */
+  async function inTurn(message: unknown[], handle: (message: unknown[]) => void | Promise<void>): Promise<void> {
+    if (inFlight >= MAX_MESSAGES_IN_FLIGHT) return replier(message)(false, `rate-limited: at most ${MAX_MESSAGES_IN_FLIGHT} events in flight on one connection; wait for their OK`);
+    inFlight++;
+    try {
+      await handle(message);
+    } finally {
+      inFlight--;
+    }
   }
 
   function onMessage(text: string | null): void | Promise<void> {
@@ -131,13 +183,13 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (!Array.isArray(message) || typeof message[0] !== 'string') return notice('invalid: a message is a JSON array that starts with its type, such as ["REQ", ...]');
     switch (message[0]) {
       case 'EVENT':
-        return onEvent(message);
+        return inTurn(message, onEvent);
       case 'REQ':
-        return onReq(message);
+        return onReq(message, text.length);
       case 'CLOSE':
         return onClose(message);
       case 'AUTH':
-        return onAuth(message);
+        return inTurn(message, onAuth);
       default:
         return notice(`invalid: unknown message type ${JSON.stringify(message[0].slice(0, 20))}; this relay understands EVENT, REQ, CLOSE and AUTH`);
     }
@@ -159,8 +211,9 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       }
     },
     closed() {
-      subscriptions.clear();
+      for (const id of [...subscriptions.keys()]) unsubscribe(id);
       stopListening();
     },
+    subscribed: () => subscriptions.size > 0,
   };
 }

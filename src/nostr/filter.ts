@@ -67,6 +67,29 @@ export function parseFilter(value: unknown, limits: FilterLimits): Filter | stri
   return filter;
 }
 
+/** An event's tag values by name, made once per event: matching a `#x` condition then costs the smaller of the two lists, not every tag. */
+const tagIndexes = new WeakMap<NostrEvent, ReadonlyMap<string, ReadonlySet<string>>>();
+
+function tagIndexOf(event: NostrEvent): ReadonlyMap<string, ReadonlySet<string>> {
+  let index = tagIndexes.get(event);
+  if (index) return index;
+  const built = new Map<string, Set<string>>();
+  for (const [name, value] of event.tags) {
+    if (name === undefined || value === undefined) continue;
+    let values = built.get(name);
+    if (!values) built.set(name, (values = new Set()));
+    values.add(value);
+  }
+  tagIndexes.set(event, (index = built));
+  return index;
+}
+
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const value of small) if (large.has(value)) return true;
+  return false;
+}
+
 /** Whether an event passes every condition of the filter (`limit` is no condition). */
 export function matchesFilter(event: NostrEvent, filter: Filter): boolean {
   if (filter.ids && !filter.ids.has(event.id)) return false;
@@ -75,8 +98,10 @@ export function matchesFilter(event: NostrEvent, filter: Filter): boolean {
   if (filter.since !== undefined && event.created_at < filter.since) return false;
   if (filter.until !== undefined && event.created_at > filter.until) return false;
   if (filter.tags) {
+    const index = tagIndexOf(event);
     for (const [letter, values] of filter.tags) {
-      if (!event.tags.some((tag) => tag[0] === letter && tag[1] !== undefined && values.has(tag[1]))) return false;
+      const present = index.get(letter);
+      if (!present || !intersects(values, present)) return false;
     }
   }
   return true;

@@ -29,6 +29,32 @@ export const DEFAULT_RELAY_LIMITS: Omit<RelayLimits, 'eventsPerSecond'> = {
   maxFutureSeconds: 15 * 60,
 };
 
+/** What all connections of the relay together may hold; NIP-11 has no field for these. */
+export interface RelayTotals {
+  /** Filters of all open subscriptions: each event is matched against every one of them. */
+  maxFilters: number;
+  /** Characters of the REQ messages behind the open subscriptions (what their filters hold in memory). */
+  maxFilterBytes: number;
+  /** Events accepted but not yet delivered to every connection; publishers wait (their `OK` comes later) past it. */
+  maxPendingDeliveries: number;
+  /** Work in one turn of the event loop, all connections together: filters matched, messages sent (SEND_WORK), signatures checked (VERIFY_WORK). */
+  workPerTurn: number;
+}
+
+export const DEFAULT_RELAY_TOTALS: RelayTotals = {
+  maxFilters: 20_000,
+  maxFilterBytes: 16 * 1024 * 1024,
+  maxPendingDeliveries: 1000,
+  workPerTurn: 5000,
+};
+
+/** A message sent costs about as much as this many filters matched (each ~0.4 µs on the 2-core machine of docs/benchmarks.md)... */
+export const SEND_WORK = 20;
+/** ...plus one more for every this many characters it holds (the runtime copies them). */
+export const SEND_BYTES_PER_WORK = 256;
+/** A signature check (id hash and BIP-340, ~2–4 ms there) costs about as much as this many filters matched. */
+export const VERIFY_WORK = 2500;
+
 /** A token bucket: `rate` tokens a second, holding at most `rate`, so a client may burst one second's worth. */
 export class TokenBucket {
   readonly #rate: number;

@@ -2,8 +2,10 @@
  * The relay's state shared by all connections: the stored events, the connections listening for new ones,
  * and what publishing an authentic event does (NIP-01 kinds, NIP-09 deletion, NIP-40 expiration).
  */
+import { SharedPacer } from '../rdf/cooperative.ts';
 import { addressOf, AUTH_KIND, DELETION_KIND, isEphemeral, supersedes, type NostrEvent } from './event.ts';
 import { isExpired, type Filter } from './filter.ts';
+import { DEFAULT_RELAY_TOTALS, type RelayTotals } from './limits.ts';
 import { EventStore } from './store.ts';
 
 /** Where stored events outlive the process (with --nostr-persist); `load` gives them in the order received. */
@@ -17,7 +19,8 @@ export interface EventArchive {
 
 /** A connection's view of new events: it checks its own subscriptions. */
 export interface RelayListener {
-  deliver(event: NostrEvent): void;
+  /** Sends the event to the matching subscriptions; returns the work done (filters matched, plus SEND_WORK a message). */
+  deliver(event: NostrEvent): number;
 }
 
 /** The answer to an EVENT: NIP-01 `OK` with a machine-readable prefix in `message` when not plainly accepted. */
@@ -34,6 +37,8 @@ export interface RelayDeps {
   log(line: string): void;
   /** Tells the relays of other instances (`--redis-url`) of an event accepted here. */
   announce?(event: NostrEvent): void;
+  /** What all connections together may hold; default DEFAULT_RELAY_TOTALS. */
+  totals?: RelayTotals;
 }
 
 const accepted = (message = ''): OkAnswer => ({ accepted: true, message });
@@ -41,12 +46,41 @@ const refused = (message: string): OkAnswer => ({ accepted: false, message });
 
 export class Relay {
   readonly store: EventStore;
+  readonly totals: RelayTotals;
+  /** The work of all connections (signature checks, matching, sending) between pauses of the event loop. */
+  readonly work: SharedPacer;
   readonly #listeners = new Set<RelayListener>();
   readonly #deps: RelayDeps;
+  /** Events accepted and not yet delivered to every listener, in the order accepted. */
+  readonly #pending: NostrEvent[] = [];
+  #delivering = false;
+  /** Publishers waiting for the pending deliveries to drop below the bound. */
+  #waiting: (() => void)[] = [];
+  #filters = 0;
+  #filterBytes = 0;
 
   constructor(deps: RelayDeps) {
     this.#deps = deps;
+    this.totals = deps.totals ?? DEFAULT_RELAY_TOTALS;
+    this.work = new SharedPacer(this.totals.workPerTurn);
     this.store = new EventStore(deps.maxEvents);
+  }
+
+  /**
+   * A place for a subscription of `filters` filters read from a REQ of `bytes` characters, or null when the
+   * connections together hold the relay's totals; the function returned gives the place back.
+   */
+  reserve(filters: number, bytes: number): (() => void) | null {
+    if (this.#filters + filters > this.totals.maxFilters || this.#filterBytes + bytes > this.totals.maxFilterBytes) return null;
+    this.#filters += filters;
+    this.#filterBytes += bytes;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#filters -= filters;
+      this.#filterBytes -= bytes;
+    };
   }
 
   nowSeconds(): number {
@@ -81,6 +115,7 @@ export class Relay {
     if (isEphemeral(event.kind)) {
       this.#broadcast(event);
       if (!fromPeer) this.#deps.announce?.(event);
+      await this.#room();
       return accepted();
     }
     const known = this.#known(event);
@@ -109,6 +144,7 @@ export class Relay {
     this.#broadcast(event);
     if (fromPeer) return accepted();
     this.#deps.announce?.(event);
+    await this.#room();
 
     const archive = this.#deps.archive;
     if (!archive) return accepted();
@@ -129,8 +165,39 @@ export class Relay {
     return undefined;
   }
 
+  /** Queues the event for every listener; delivery starts at once and pauses between turns of `workPerTurn`. */
   #broadcast(event: NostrEvent): void {
-    for (const listener of this.#listeners) listener.deliver(event);
+    this.#pending.push(event);
+    if (!this.#delivering) void this.#deliverPending();
+  }
+
+  async #deliverPending(): Promise<void> {
+    this.#delivering = true;
+    try {
+      while (this.#pending.length > 0) {
+        const event = this.#pending[0]!;
+        // Listeners that join during a pause hear only of later events, as if they had joined after this one.
+        for (const listener of [...this.#listeners]) {
+          const room = this.work.take(0);
+          if (room) await room;
+          if (!this.#listeners.has(listener)) continue;
+          try {
+            this.work.spend(1 + listener.deliver(event));
+          } catch (error) {
+            this.#deps.log(`nostr: a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        this.#pending.shift();
+        if (this.#pending.length <= this.totals.maxPendingDeliveries) for (const wake of this.#waiting.splice(0)) wake();
+      }
+    } finally {
+      this.#delivering = false;
+    }
+  }
+
+  /** Waits while more events than `maxPendingDeliveries` wait to be delivered, so publishers cannot outrun delivery. */
+  async #room(): Promise<void> {
+    while (this.#pending.length > this.totals.maxPendingDeliveries) await new Promise<void>((resolve) => this.#waiting.push(resolve));
   }
 
   /** Whether a stored deletion request by the same author names this event (by id, or by address and not older). */

@@ -59,3 +59,46 @@ export class Pacer {
     await cooperation.pause();
   }
 }
+
+/**
+ * Work shared by many callers (every connection of the Nostr relay): once a turn of the event loop has seen
+ * `perTurn` units of work, callers wait for a pause. Waiters go on in the order they came.
+ */
+export class SharedPacer {
+  private spent = 0;
+  private next: Promise<void> | null = null;
+  private readonly perTurn: number;
+
+  constructor(perTurn: number) {
+    this.perTurn = perTurn;
+  }
+
+  /** Counts work done after the fact (when its size was known only then). */
+  spend(units: number): void {
+    this.spent += units;
+  }
+
+  /**
+   * Counts `units` about to be done: undefined when this turn has room (go on at once, no await needed), else a
+   * promise of a later turn, with the units already counted there. Checking and counting are one step, so many
+   * waiters woken together do not all take the same room.
+   */
+  take(units: number): Promise<void> | undefined {
+    if (this.spent < this.perTurn) {
+      this.spent += units;
+      return undefined;
+    }
+    return this.waitToTake(units);
+  }
+
+  private async waitToTake(units: number): Promise<void> {
+    while (this.spent >= this.perTurn) {
+      this.next ??= cooperation.pause().then(() => {
+        this.spent = 0;
+        this.next = null;
+      });
+      await this.next;
+    }
+    this.spent += units;
+  }
+}

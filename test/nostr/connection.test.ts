@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { openRelayConnection } from '../../src/nostr/connection.ts';
-import { DEFAULT_RELAY_LIMITS, type RelayLimits } from '../../src/nostr/limits.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_MESSAGES_IN_FLIGHT, openRelayConnection } from '../../src/nostr/connection.ts';
+import { DEFAULT_RELAY_LIMITS, DEFAULT_RELAY_TOTALS, type RelayLimits, type RelayTotals } from '../../src/nostr/limits.ts';
+import { cooperation } from '../../src/rdf/cooperative.ts';
 import { Relay } from '../../src/nostr/relay.ts';
 import { FakeSocket } from '../notifications/support.ts';
 import { Author } from './support.ts';
@@ -8,10 +9,10 @@ import { Author } from './support.ts';
 const NOW = 1_700_000_000;
 const RELAY_URL = new URL('http://relay.test:8080/relay');
 
-function setup(limits: Partial<RelayLimits> = {}) {
+function setup(limits: Partial<RelayLimits> = {}, totals: Partial<RelayTotals> = {}) {
   let clock = NOW * 1000;
   const now = () => clock;
-  const relay = new Relay({ maxEvents: 100, now, log: () => {} });
+  const relay = new Relay({ maxEvents: 100, now, log: () => {}, totals: { ...DEFAULT_RELAY_TOTALS, ...totals } });
   const connect = () => {
     const socket = new FakeSocket();
     socket.handlers = openRelayConnection(socket, { relay, url: RELAY_URL, limits: { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0, ...limits }, now, log: () => {} });
@@ -212,5 +213,79 @@ describe('a relay connection', () => {
     reader.socket.handlers!.closed();
     await connect().ask(['EVENT', alice.sign({ created_at: NOW })]);
     expect(reader.messages()).toEqual([['EOSE', 'all']]);
+  });
+
+  describe('what all connections together may hold', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it('keeps the filters of every subscription within the relay totals, taking places back on CLOSE, replacement and close', async () => {
+      const { connect } = setup({}, { maxFilters: 3 });
+      const first = connect();
+      const second = connect();
+      expect(first.socket.handlers!.subscribed!()).toBe(false);
+      expect(await first.ask(['REQ', 'a', {}, {}])).toEqual(['EOSE', 'a']);
+      expect(first.socket.handlers!.subscribed!()).toBe(true);
+      const full = ['CLOSED', 'b', 'rate-limited: the relay holds as many subscriptions as it can for all its clients; try again later'];
+      expect(await second.ask(['REQ', 'b', {}, {}])).toEqual(full);
+      expect(await second.ask(['REQ', 'b', {}])).toEqual(['EOSE', 'b']);
+      // Replaced by a subscription of one filter, the first gives one place back.
+      expect(await first.ask(['REQ', 'a', {}])).toEqual(['EOSE', 'a']);
+      expect(await second.ask(['REQ', 'c', {}])).toEqual(['EOSE', 'c']);
+      expect(await second.ask(['REQ', 'd', {}])).toEqual(['CLOSED', 'd', full[2]]);
+      first.socket.handlers!.message(JSON.stringify(['CLOSE', 'a']));
+      expect(first.socket.handlers!.subscribed!()).toBe(false);
+      expect(await second.ask(['REQ', 'd', {}])).toEqual(['EOSE', 'd']);
+      second.socket.handlers!.closed();
+      expect(await connect().ask(['REQ', 'e', {}, {}, {}])).toEqual(['EOSE', 'e']);
+    });
+
+    it('keeps the text behind the filters within the relay totals', async () => {
+      const { connect } = setup({}, { maxFilterBytes: 200 });
+      const { ask } = connect();
+      const values = (count: number) => Array.from({ length: count }, (_, i) => `v${i}`);
+      expect(await ask(['REQ', 'a', { '#t': values(10) }])).toEqual(['EOSE', 'a']);
+      expect(await ask(['REQ', 'b', { '#t': values(25) }])).toEqual(['CLOSED', 'b', expect.stringMatching(/^rate-limited: the relay holds/)]);
+      expect(await ask(['REQ', 'b', { '#t': values(20) }])).toEqual(['EOSE', 'b']);
+    });
+
+    it('delivers one event to many connections over several turns of the event loop, every event to every reader in order', async () => {
+      const { connect } = setup({}, { workPerTurn: 50 });
+      const readers = Array.from({ length: 30 }, () => connect());
+      for (const reader of readers) await reader.ask(['REQ', 'feed', { kinds: [1] }, { kinds: [2] }, { kinds: [3] }]);
+      const pause = vi.spyOn(cooperation, 'pause');
+      const writer = connect();
+      const events = [0, 1, 2].map((i) => alice.sign({ created_at: NOW + i }));
+      for (const event of events) writer.socket.handlers!.message(JSON.stringify(['EVENT', event]));
+      await writer.socket.waitFor(() => writer.messages().filter((message) => message[0] === 'OK').length === 3);
+      for (const reader of readers) await reader.socket.waitFor(() => reader.messages().length === 4);
+      for (const reader of readers) expect(reader.messages().slice(1)).toEqual(events.map((event) => ['EVENT', 'feed', event]));
+      expect(pause.mock.calls.length).toBeGreaterThanOrEqual(30);
+    });
+
+    it('checks the signatures of many events sent at once over several turns, and answers each in order', async () => {
+      const { connect } = setup();
+      const pause = vi.spyOn(cooperation, 'pause');
+      const writer = connect();
+      const events = Array.from({ length: 10 }, (_, i) => alice.sign({ created_at: NOW - i }));
+      for (const event of events) writer.socket.handlers!.message(JSON.stringify(['EVENT', event]));
+      // Two checks fit in a turn (DEFAULT_RELAY_TOTALS): the others wait for pauses.
+      expect(writer.messages()).toEqual([['OK', events[0]!.id, true, ''], ['OK', events[1]!.id, true, '']].slice(0, writer.messages().length));
+      await writer.socket.waitFor(() => writer.messages().length === 10);
+      expect(writer.messages()).toEqual(events.map((event) => ['OK', event.id, true, '']));
+      expect(pause.mock.calls.length).toBeGreaterThanOrEqual(4);
+    });
+
+    it('answers events past the ones in flight on a connection with rate-limited: at once', async () => {
+      const { connect } = setup();
+      const writer = connect();
+      const events = Array.from({ length: MAX_MESSAGES_IN_FLIGHT + 6 }, (_, i) => alice.sign({ created_at: NOW - i }));
+      for (const event of events) writer.socket.handlers!.message(JSON.stringify(['EVENT', event]));
+      await writer.socket.waitFor(() => writer.messages().length === events.length);
+      const answers = writer.messages();
+      expect(answers.filter((answer) => answer[2] === true)).toHaveLength(MAX_MESSAGES_IN_FLIGHT);
+      expect(answers.filter((answer) => answer[2] === false)).toEqual(
+        events.slice(MAX_MESSAGES_IN_FLIGHT).map((event) => ['OK', event.id, false, `rate-limited: at most ${MAX_MESSAGES_IN_FLIGHT} events in flight on one connection; wait for their OK`]),
+      );
+    });
   });
 });
