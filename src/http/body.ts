@@ -11,16 +11,16 @@ function tooLarge(limit: number): HttpProblem {
  * The request body as a stream that errors with a 413 problem as soon as it passes the limit, so nothing
  * oversized is ever stored. A declared Content-Length above the limit is refused before reading.
  */
-export function limitedBody(request: Request, limit: number): ReadableStream<Uint8Array> {
+export function limitedBody(request: Request, limit: number, refusal: () => HttpProblem = () => tooLarge(limit)): ReadableStream<Uint8Array> {
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (declared !== null && Number(declared) > limit) throw refusal();
   if (!request.body) return new ReadableStream({ start: (controller) => controller.close() });
   let seen = 0;
   return request.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > limit) controller.error(tooLarge(limit));
+        if (seen > limit) controller.error(refusal());
         else controller.enqueue(chunk);
       },
     }),
@@ -32,11 +32,11 @@ export function limitedBody(request: Request, limit: number): ReadableStream<Uin
  * declared length is within the limit is read in one step, without a counting stream per chunk; its size is
  * still checked once it is read.
  */
-export async function readLimitedText(request: Request, limit: number): Promise<string> {
+export async function readLimitedText(request: Request, limit: number, refusal: () => HttpProblem = () => tooLarge(limit)): Promise<string> {
   const declared = request.headers.get('content-length');
-  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > limit) return decoder.decode(await bodyToBytes(limitedBody(request, limit)));
+  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > limit) return decoder.decode(await bodyToBytes(limitedBody(request, limit, refusal)));
   const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > limit) throw tooLarge(limit);
+  if (bytes.byteLength > limit) throw refusal();
   return decoder.decode(bytes);
 }
 

@@ -5,7 +5,9 @@ import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
 import { JSON_LD, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
+import { formatSize } from '../config/sizes.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
+import { rdfLimitsOf } from '../rdf/limits.ts';
 import { HTML_GRAPH_LIMITS, isGraphNotAvailable, isHtmlType, pageTooLarge } from '../rdf/html.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { parentOf } from '../storage/paths.ts';
@@ -38,7 +40,7 @@ async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: 
     return cached;
   }
   const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();
-  const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path));
+  const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path), rdfLimitsOf(ctx.config.maxRdfSize));
   cache.set(key, output);
   return output;
 }
@@ -83,6 +85,10 @@ function notAcceptable(ctx: LdpContext, offers: readonly string[]): HttpProblem 
   // Turtle and N-Triples exist but are off: say how to turn them on rather than only what is offered.
   const hint = ctx.config.conneg ? '' : ' Turtle and N-Triples are served with content negotiation enabled (--conneg, SVC_CONNEG=true or "conneg": true).';
   return new HttpProblem(406, `None of the requested media types is available. Available: ${offers.join(', ')}.${hint}`, { type: 'not-acceptable' });
+}
+
+function tooLargeToConvert(ctx: LdpContext, storedType: string): HttpProblem {
+  return new HttpProblem(406, `This document is larger than the ${formatSize(ctx.config.maxRdfSize)} of RDF this server parses (--max-rdf-size), so it is served only as stored: ${storedType}.`, { type: 'not-acceptable' });
 }
 
 /**
@@ -176,11 +182,13 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
   if (ctx.config.subdomains && isActiveType(storedEssence)) sandboxIfOthersWrite(headers, (await ctx.access.allowedModes(ctx.caller, parentOf(path)!)).public);
 
   if (isRdfType(storedType)) {
-    const offers = offersFor(ctx, storedEssence);
+    // A document larger than the server parses (put there by git, say) is served only as it is stored.
+    const convertible = meta.size <= ctx.config.maxRdfSize;
+    const offers = convertible ? offersFor(ctx, storedEssence) : [storedEssence];
     const type = negotiate(accept, offers);
     if (!type) {
       await cancel();
-      throw notAcceptable(ctx, offers);
+      throw convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence);
     }
     if (type === storedEssence) {
       headers.set('Content-Type', storedType);

@@ -4,6 +4,7 @@ import { Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
+import { rdfLimitsOf, rdfTooLarge, tooManyTriples, type RdfLimits } from '../rdf/limits.ts';
 import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
@@ -38,10 +39,10 @@ function lockFor(storage: StorageDriver): KeyedLock {
   return lock;
 }
 
-async function parsePatchBody(contentType: string | null, text: string, targetUrl: string): Promise<PatchOperation[]> {
+async function parsePatchBody(contentType: string | null, text: string, targetUrl: string, limits: RdfLimits): Promise<PatchOperation[]> {
   const essence = contentType ? essenceOf(contentType) : '';
-  if (essence === N3_PATCH) return [await parseN3Patch(text, targetUrl)];
-  if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl);
+  if (essence === N3_PATCH) return [await parseN3Patch(text, targetUrl, limits)];
+  if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl, limits);
   throw new HttpProblem(415, `A PATCH body must be ${N3_PATCH} (N3 Patch) or ${SPARQL_UPDATE} (SPARQL Update), not ${essence || 'untyped'}.`, {
     type: 'unsupported-patch-type',
     headers: { 'Accept-Patch': `${N3_PATCH}, ${SPARQL_UPDATE}` },
@@ -127,10 +128,12 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[],
     await stored.body.cancel();
     throw new HttpProblem(415, `PATCH applies only to RDF resources; this one is ${essenceOf(contentType)}.`, { type: 'patch-non-rdf' });
   }
+  const limits = rdfLimitsOf(ctx.config.maxRdfSize);
   const text = stored ? await new Response(stored.body).text() : '';
-  const document = stored ? await parseRdfDocument(text, essenceOf(contentType), baseUrl) : { quads: [], prefixes: {}, context: undefined };
+  const document = stored ? await parseRdfDocument(text, essenceOf(contentType), baseUrl, limits) : { quads: [], prefixes: {}, context: undefined };
   const store = await storeOf(document.quads);
   const added = await applyPatch(store, operations);
+  if (store.size > limits.maxTriples) throw tooManyTriples(limits);
   const body =
     stored && appendOnly
       ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added)
@@ -147,8 +150,9 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
   const contentType = ctx.request.headers.get('content-type');
-  const text = await readLimitedText(ctx.request, ctx.config.maxBodySize);
-  const operations = await parsePatchBody(contentType, text, urlFor(ctx, path));
+  const limits = rdfLimitsOf(Math.min(ctx.config.maxBodySize, ctx.config.maxRdfSize));
+  const text = await readLimitedText(ctx.request, limits.maxBytes, () => rdfTooLarge(limits));
+  const operations = await parsePatchBody(contentType, text, urlFor(ctx, path), limits);
   const current = await storage.head(path);
   await ctx.access.require(ctx.caller, await requirementsFor(storage, path, operations, current !== null));
   // Only Write may change what is stored: a caller with Append alone adds triples after the owner's text.

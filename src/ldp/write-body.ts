@@ -1,6 +1,7 @@
 import { limitedBody, readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdf } from '../rdf/convert.ts';
+import { rdfLimitsOf, rdfTooLarge } from '../rdf/limits.ts';
 import { acceptedRdfInputs, isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { essenceOf, MAX_CONTENT_TYPE_LENGTH } from '../storage/media-types.ts';
 import type { PutBody } from '../storage/types.ts';
@@ -44,7 +45,8 @@ export async function readWriteBody(ctx: LdpContext, path: string): Promise<Writ
   if (!isAcl && !acceptedRdfInputs(ctx.config.conneg).includes(essence)) {
     throw new HttpProblem(415, `${essence} is accepted only with content negotiation enabled (start the server with --conneg, SVC_CONNEG=true or "conneg": true). Without it, send JSON-LD (application/ld+json).`, { type: 'conneg-disabled' });
   }
-  const text = await readLimitedText(ctx.request, limit);
-  const quads = await parseRdf(text, essence, urlFor(ctx, path));
+  const limits = rdfLimitsOf(Math.min(limit, ctx.config.maxRdfSize));
+  const text = await readLimitedText(ctx.request, limits.maxBytes, () => rdfTooLarge(limits));
+  const quads = await parseRdf(text, essence, urlFor(ctx, path), limits);
   return { body: text, contentType, quads };
 }

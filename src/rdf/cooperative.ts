@@ -1,4 +1,5 @@
 import type { Parser, PrefixCallback, Quad } from 'n3';
+import { tooManyTriples, type RdfLimits } from './limits.ts';
 
 /**
  * Hands the event loop back between slices of long work on one request, so other clients are not kept waiting.
@@ -13,10 +14,16 @@ export const TEXT_SLICE_CHARS = 16 * 1024;
 
 /**
  * Parses Turtle, N-Triples or N3 with n3, fed in slices of TEXT_SLICE_CHARS with a pause between them (n3's
- * streaming mode keeps tokens that straddle two slices). Syntax errors are thrown as n3 reports them.
+ * streaming mode keeps tokens that straddle two slices). Syntax errors are thrown as n3 reports them; past
+ * `limits.maxTriples` parsing stops with a 413 problem.
  */
-export async function parseN3InSlices(parser: Parser, text: string, prefixCallback?: PrefixCallback): Promise<Quad[]> {
-  if (text.length <= TEXT_SLICE_CHARS) return parser.parse(text, null, prefixCallback);
+export async function parseN3InSlices(parser: Parser, text: string, prefixCallback?: PrefixCallback, limits?: RdfLimits): Promise<Quad[]> {
+  const maxTriples = limits?.maxTriples ?? Infinity;
+  if (text.length <= TEXT_SLICE_CHARS) {
+    const quads = parser.parse(text, null, prefixCallback);
+    if (quads.length > maxTriples) throw tooManyTriples(limits!);
+    return quads;
+  }
   const listeners: Record<string, (chunk?: string) => void> = {};
   const source = {
     on(event: string, listener: (chunk?: string) => void) {
@@ -29,7 +36,7 @@ export async function parseN3InSlices(parser: Parser, text: string, prefixCallba
   // n3 calls back with an error, or a quad, or neither at the end.
   const onQuad = (error: Error | null, quad: Quad | null) => {
     if (error) failure ??= error;
-    else if (quad) quads.push(quad);
+    else if (quad && quads.push(quad) > maxTriples) failure ??= tooManyTriples(limits!);
   };
   // @types/n3 asks for a Node EventEmitter; n3 uses only `on` of its input.
   const parseStream = parser.parse as unknown as (input: typeof source, callback: typeof onQuad, prefixCallback?: PrefixCallback) => void;
@@ -53,10 +60,15 @@ export class Pacer {
   }
 
   async done(units: number): Promise<void> {
+    if (this.due(units)) await cooperation.pause();
+  }
+
+  /** Counts units; true when a pause is due. Tight loops write `if (pacer.due(1)) await cooperation.pause()`, awaiting only then. */
+  due(units: number): boolean {
     this.sinceLastPause += units;
-    if (this.sinceLastPause < this.perSlice) return;
+    if (this.sinceLastPause < this.perSlice) return false;
     this.sinceLastPause = 0;
-    await cooperation.pause();
+    return true;
   }
 }
 

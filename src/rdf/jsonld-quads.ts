@@ -1,4 +1,5 @@
 import { DataFactory, type Quad, type Term } from 'n3';
+import { tooManyTriples, type RdfLimits } from './limits.ts';
 
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
 
@@ -55,6 +56,14 @@ function literalOf(value: ExpandedObject): Term {
  * ignored, as jsonld.js does.
  */
 export function expandedJsonLdToQuads(expanded: unknown): Quad[] {
+  const writer = jsonLdQuadWriter();
+  writer.add(expanded);
+  return writer.quads;
+}
+
+/** Turns expanded JSON-LD into quads piece by piece (blank node labels shared by all pieces); past `limits.maxTriples`, a 413 problem. */
+export function jsonLdQuadWriter(limits?: RdfLimits): { readonly quads: Quad[]; add(expanded: unknown): void } {
+  const maxQuads = limits?.maxTriples ?? Infinity;
   const quads: Quad[] = [];
   const seen = new Set<string>();
   const blankLabels = new Map<string, string>();
@@ -68,7 +77,7 @@ export function expandedJsonLdToQuads(expanded: unknown): Quad[] {
     const id = `${key(subject)} ${key(predicate)} ${key(object)} ${key(graph)}`;
     if (seen.has(id)) return;
     seen.add(id);
-    quads.push(quad(subject, predicate, object, graph));
+    if (quads.push(quad(subject, predicate, object, graph)) > maxQuads) throw tooManyTriples(limits!);
   };
 
   /** The term for an identifier; null for a relative IRI, which RDF cannot hold. */
@@ -142,8 +151,12 @@ export function expandedJsonLdToQuads(expanded: unknown): Quad[] {
     return subject;
   };
 
-  for (const item of asArray(expanded)) {
-    if (isObject(item) && !isValueObject(item) && !isListObject(item)) node(item, defaultGraph());
-  }
-  return quads;
+  return {
+    quads,
+    add(expanded) {
+      for (const item of asArray(expanded)) {
+        if (isObject(item) && !isValueObject(item) && !isListObject(item)) node(item, defaultGraph());
+      }
+    },
+  };
 }

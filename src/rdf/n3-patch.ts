@@ -1,5 +1,6 @@
 import { Parser, type Quad, type Term } from 'n3';
 import { parseN3InSlices } from './cooperative.ts';
+import type { RdfLimits } from './limits.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
 import { requireShallowSyntax } from './nesting.ts';
@@ -21,12 +22,13 @@ function show(term: Term): string {
  * each of `solid:where`, `solid:deletes` and `solid:inserts`, whose values are non-nested formulae. Syntax
  * errors are 400; documents that break those rules are 422.
  */
-export async function parseN3Patch(text: string, targetUrl: string): Promise<PatchOperation> {
+export async function parseN3Patch(text: string, targetUrl: string, limits?: RdfLimits): Promise<PatchOperation> {
   requireShallowSyntax(text, 'N3 Patch');
   let quads: Quad[];
   try {
-    quads = await parseN3InSlices(new Parser({ format: 'text/n3', baseIRI: targetUrl }), text);
+    quads = await parseN3InSlices(new Parser({ format: 'text/n3', baseIRI: targetUrl }), text, undefined, limits);
   } catch (error) {
+    if (error instanceof HttpProblem) throw error;
     throw syntaxProblem('N3', (error as Error).message, n3ErrorPosition(error, text), 'invalid-n3');
   }
   const topLevel = quads.filter((q) => q.graph.termType === 'DefaultGraph');

@@ -1,5 +1,6 @@
 import { Parser, type Quad } from 'n3';
 import { parseN3InSlices } from './cooperative.ts';
+import type { RdfLimits } from './limits.ts';
 import { endOfOpaqueToken } from './opaque-tokens.ts';
 import type { PatchOperation } from './patch-apply.ts';
 
@@ -91,13 +92,13 @@ function turtleOf(text: string, block: DataBlock): string {
  * Returns null for any other update (WHERE, GRAPH, blank nodes to delete, prefixes declared inside a block), which
  * the SPARQL parser then handles. Syntax errors are thrown as n3 reports them.
  */
-export async function parseDataOnlyUpdate(text: string, targetUrl: string): Promise<PatchOperation[] | null> {
+export async function parseDataOnlyUpdate(text: string, targetUrl: string, limits?: RdfLimits): Promise<PatchOperation[] | null> {
   const blocks = dataBlocks(text);
   if (!blocks) return null;
   const operations: PatchOperation[] = [];
   for (const block of blocks) {
     let prefixes = 0;
-    const quads: Quad[] = await parseN3InSlices(new Parser({ format: 'text/turtle', baseIRI: targetUrl }), turtleOf(text, block), () => prefixes++);
+    const quads: Quad[] = await parseN3InSlices(new Parser({ format: 'text/turtle', baseIRI: targetUrl }), turtleOf(text, block), () => prefixes++, limits);
     const declaredPrefixes = block.declarations.filter(([from]) => /^prefix/i.test(text.slice(from, from + 6))).length;
     if (prefixes !== declaredPrefixes) return null;
     const patterns = quads.map((q) => ({ subject: q.subject, predicate: q.predicate, object: q.object }));

@@ -1,4 +1,5 @@
 import { DataFactory, type Term } from 'n3';
+import type { RdfLimits } from './limits.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { PatchOperation, TriplePattern } from './patch-apply.ts';
 import { requireShallowSyntax } from './nesting.ts';
@@ -95,13 +96,14 @@ function toOperation(update: SparqlUpdateOperation): PatchOperation {
 export const MAX_SPARQL_UPDATE_BYTES = 16 * 1024;
 
 /** Parses SPARQL Update text (operations separated by `;`) against the target resource's URL. */
-export async function parseSparqlUpdate(text: string, targetUrl: string): Promise<PatchOperation[]> {
+export async function parseSparqlUpdate(text: string, targetUrl: string, limits?: RdfLimits): Promise<PatchOperation[]> {
   requireShallowSyntax(text, 'SPARQL Update');
   const small = new TextEncoder().encode(text).byteLength <= MAX_SPARQL_UPDATE_BYTES;
   try {
-    const dataOnly = await parseDataOnlyUpdate(text, targetUrl);
+    const dataOnly = await parseDataOnlyUpdate(text, targetUrl, limits);
     if (dataOnly) return dataOnly;
   } catch (error) {
+    if (error instanceof HttpProblem) throw error;
     // Small updates n3 cannot read go to sparqljs, whose errors name SPARQL's grammar (and which reads anything valid).
     if (!small) throw syntaxProblem('SPARQL Update', (error as Error).message, n3ErrorPosition(error, text), 'invalid-sparql');
   }
