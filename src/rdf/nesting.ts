@@ -1,5 +1,6 @@
 import type { Quad } from 'n3';
 import { MAX_NESTING, tooDeep } from '../http/nesting.ts';
+import { cooperation, Pacer } from './cooperative.ts';
 import { endOfOpaqueToken } from './opaque-tokens.ts';
 
 const RDF_FIRST = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#first';
@@ -37,60 +38,95 @@ export function requireShallowSyntax(text: string, language: string): void {
   if (depth > MAX_NESTING) throw tooDeep(`The ${language} body`, depth);
 }
 
+/** Quads (or list nodes) looked at between pauses while a graph is checked: a few milliseconds of work. */
+const GRAPH_CHECK_PER_SLICE = 20_000;
+
 /**
  * How deeply RDF lists nest in a graph: 1 for a list, 2 for a list inside a list (its `rdf:first`), and so on.
  * JSON-LD writes such lists as nested `@list` arrays and compaction recurses at each level (1,000 levels
  * overflowed the stack); blank nodes are written flat in JSON-LD, and the Turtle writer stops inlining them at
- * a fixed depth, so only lists count. Cycles count once. Linear in the number of quads.
+ * a fixed depth, so only lists count. Cycles count once. Linear in the number of quads, over numbered nodes
+ * and typed arrays, with pauses (a list of 300,000 items is 600,000 quads).
  */
-export function graphNesting(quads: readonly Quad[]): number {
-  const listNodes = new Set<string>();
-  for (const q of quads) if (q.predicate.value === RDF_FIRST && q.subject.termType === 'BlankNode') listNodes.add(q.subject.value);
-  if (listNodes.size === 0) return 0;
-  const edges = new Map<string, { to: string; weight: number }[]>();
+export async function graphNesting(quads: readonly Quad[]): Promise<number> {
+  const pacer = new Pacer(GRAPH_CHECK_PER_SLICE);
+  const numbers = new Map<string, number>();
   for (const q of quads) {
-    if (q.subject.termType !== 'BlankNode' || q.object.termType !== 'BlankNode' || !listNodes.has(q.subject.value) || !listNodes.has(q.object.value)) continue;
-    const weight = q.predicate.value === RDF_FIRST ? 1 : q.predicate.value === RDF_REST ? 0 : -1;
-    if (weight < 0) continue;
-    const list = edges.get(q.subject.value) ?? [];
-    if (list.length === 0) edges.set(q.subject.value, list);
-    list.push({ to: q.object.value, weight });
+    if (q.predicate.value === RDF_FIRST && q.subject.termType === 'BlankNode' && !numbers.has(q.subject.value)) numbers.set(q.subject.value, numbers.size);
+    if (pacer.due(1)) await cooperation.pause();
   }
-  const depthOf = new Map<string, number>();
-  const onPath = new Set<string>();
-  /** Depth first without recursion, so a deep chain cannot exhaust the stack here either. */
-  const walk = (root: string): number => {
-    const stack: { node: string; out: { to: string; weight: number }[]; next: number; depth: number }[] = [];
-    const enter = (node: string) => {
-      onPath.add(node);
-      stack.push({ node, out: edges.get(node) ?? [], next: 0, depth: 0 });
-    };
-    enter(root);
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1]!;
-      if (frame.next < frame.out.length) {
-        const { to, weight } = frame.out[frame.next++]!;
-        const known = depthOf.get(to);
-        if (known !== undefined) frame.depth = Math.max(frame.depth, weight + known);
-        else if (onPath.has(to)) frame.depth = Math.max(frame.depth, weight);
-        else enter(to);
+  const count = numbers.size;
+  if (count === 0) return 0;
+  // Edges between list nodes, by source (compressed rows): rdf:first weighs 1 (a level deeper), rdf:rest 0.
+  const edgeOf = (q: Quad): number => {
+    if (q.subject.termType !== 'BlankNode' || q.object.termType !== 'BlankNode') return -1;
+    const weight = q.predicate.value === RDF_FIRST ? 1 : q.predicate.value === RDF_REST ? 0 : -1;
+    return weight >= 0 && numbers.has(q.subject.value) && numbers.has(q.object.value) ? weight : -1;
+  };
+  const start = new Int32Array(count + 1);
+  for (const q of quads) {
+    if (edgeOf(q) >= 0) start[numbers.get(q.subject.value)! + 1]!++;
+    if (pacer.due(1)) await cooperation.pause();
+  }
+  for (let node = 0; node < count; node++) start[node + 1]! += start[node]!;
+  const target = new Int32Array(start[count]!);
+  const weight = new Uint8Array(start[count]!);
+  const filled = start.slice(0, count);
+  for (const q of quads) {
+    const w = edgeOf(q);
+    if (w < 0) continue;
+    const at = filled[numbers.get(q.subject.value)!]!++;
+    target[at] = numbers.get(q.object.value)!;
+    weight[at] = w;
+    if (pacer.due(1)) await cooperation.pause();
+  }
+  numbers.clear();
+
+  /** Depth below each node once known (-1: not yet); depth first without recursion, so no chain exhausts the stack. */
+  const depth = new Int32Array(count).fill(-1);
+  const onPath = new Uint8Array(count);
+  const stack = new Int32Array(count);
+  const nextEdge = new Int32Array(count);
+  const best = new Int32Array(count);
+  let deepest = 0;
+  for (let root = 0; root < count; root++) {
+    if (depth[root] !== -1) continue;
+    let top = 0;
+    stack[0] = root;
+    nextEdge[root] = start[root]!;
+    best[root] = 0;
+    onPath[root] = 1;
+    while (top >= 0) {
+      const node = stack[top]!;
+      if (nextEdge[node]! < start[node + 1]!) {
+        const edge = nextEdge[node]!++;
+        const to = target[edge]!;
+        if (depth[to] !== -1) best[node] = Math.max(best[node]!, weight[edge]! + depth[to]!);
+        else if (onPath[to]) best[node] = Math.max(best[node]!, weight[edge]!);
+        else {
+          stack[++top] = to;
+          nextEdge[to] = start[to]!;
+          best[to] = 0;
+          onPath[to] = 1;
+        }
         continue;
       }
-      stack.pop();
-      onPath.delete(frame.node);
-      depthOf.set(frame.node, frame.depth);
-      const parent = stack[stack.length - 1];
-      if (parent) parent.depth = Math.max(parent.depth, parent.out[parent.next - 1]!.weight + frame.depth);
+      top--;
+      onPath[node] = 0;
+      depth[node] = best[node]!;
+      if (top >= 0) {
+        const parent = stack[top]!;
+        best[parent] = Math.max(best[parent]!, weight[nextEdge[parent]! - 1]! + depth[node]!);
+      }
+      if (pacer.due(1)) await cooperation.pause();
     }
-    return depthOf.get(root)!;
-  };
-  let deepest = 0;
-  for (const node of listNodes) if (!depthOf.has(node)) deepest = Math.max(deepest, walk(node));
+    deepest = Math.max(deepest, depth[root]!);
+  }
   return deepest + 1;
 }
 
 /** Refuses a graph whose lists nest deeper than MAX_NESTING: it could be stored but not served. */
-export function requireShallowGraph(quads: readonly Quad[]): void {
-  const depth = graphNesting(quads);
+export async function requireShallowGraph(quads: readonly Quad[]): Promise<void> {
+  const depth = await graphNesting(quads);
   if (depth > MAX_NESTING) throw tooDeep('The RDF graph (lists inside lists)', depth);
 }

@@ -1,5 +1,5 @@
 import { DataFactory, Writer, type Quad, type Term } from 'n3';
-import { Pacer } from './cooperative.ts';
+import { cooperation, Pacer } from './cooperative.ts';
 
 const { blankNode, quad } = DataFactory;
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -8,6 +8,8 @@ const REST = `${RDF}rest`;
 const NIL = `${RDF}nil`;
 /** Deeper chains of inline blank nodes continue under a label, so a long chain cannot exhaust the stack. */
 const MAX_INLINE_DEPTH = 32;
+/** Longer lists are written as their rdf:first/rest nodes, subject by subject with pauses, not as one `( … )`. */
+const MAX_INLINE_LIST_ITEMS = 1000;
 /** Quads written between pauses: n3's writer takes some 10–20 µs a quad (relative IRIs), so a few milliseconds. */
 export const QUADS_PER_SLICE = 500;
 
@@ -15,7 +17,7 @@ export const QUADS_PER_SLICE = 500;
  * Renames blank nodes b0, b1, … in order of appearance. The n3 parser prefixes the labels of every parse,
  * so without this a resource patched a thousand times would carry labels a thousand prefixes long.
  */
-export function relabelBlankNodes(quads: readonly Quad[]): Quad[] {
+export async function relabelBlankNodes(quads: readonly Quad[]): Promise<Quad[]> {
   const labels = new Map<string, Term>();
   const rename = <T extends Term>(term: T): T => {
     if (term.termType !== 'BlankNode') return term;
@@ -23,7 +25,13 @@ export function relabelBlankNodes(quads: readonly Quad[]): Quad[] {
     if (!renamed) labels.set(term.value, (renamed = blankNode(`b${labels.size}`)));
     return renamed as T;
   };
-  return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph)));
+  const pacer = new Pacer(QUADS_PER_SLICE * 20);
+  const relabelled: Quad[] = [];
+  for (const q of quads) {
+    relabelled.push(quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph)));
+    if (pacer.due(1)) await cooperation.pause();
+  }
+  return relabelled;
 }
 
 /**
@@ -36,8 +44,8 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const references = new Map<string, number>();
   const key = (term: Term) => `${term.termType}:${term.value}`;
   const grouping = new Pacer(QUADS_PER_SLICE * 4);
-  for (const q of relabelBlankNodes(quads)) {
-    await grouping.done(1);
+  for (const q of await relabelBlankNodes(quads)) {
+    if (grouping.due(1)) await cooperation.pause();
     const entry = bySubject.get(key(q.subject)) ?? { subject: q.subject, quads: [] };
     entry.quads.push(q);
     bySubject.set(key(q.subject), entry);
@@ -46,18 +54,28 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const ownQuads = (node: Term) => bySubject.get(key(node))?.quads ?? [];
   const referencedOnce = (node: Term) => node.termType === 'BlankNode' && references.get(node.value) === 1;
 
-  /** The members of the list starting at `head`, or null unless every node is a blank node with just rdf:first and rdf:rest, referenced once. */
+  /** Nodes whose list, from them on, is not written as `( … )`: a walk that fails fails the same way from any node it passed. */
+  const notInline = new Set<string>();
+  /**
+   * The members of the list starting at `head`, or null unless every node is a blank node with just rdf:first and
+   * rdf:rest, referenced once, and there are at most MAX_INLINE_LIST_ITEMS of them.
+   */
   const listItems = (head: Term): { items: Term[]; nodes: Term[] } | null => {
     const items: Term[] = [];
     const nodes: Term[] = [];
     const seen = new Set<string>();
+    const fail = () => {
+      for (const node of nodes) notInline.add(key(node));
+      notInline.add(key(head));
+      return null;
+    };
     for (let node = head; !(node.termType === 'NamedNode' && node.value === NIL); ) {
-      if (!referencedOnce(node) || seen.has(key(node))) return null;
+      if (notInline.has(key(node)) || !referencedOnce(node) || seen.has(key(node)) || nodes.length === MAX_INLINE_LIST_ITEMS) return fail();
       seen.add(key(node));
       const own = ownQuads(node);
       const first = own.find((q) => q.predicate.value === FIRST);
       const rest = own.find((q) => q.predicate.value === REST);
-      if (own.length !== 2 || !first || !rest) return null;
+      if (own.length !== 2 || !first || !rest) return fail();
       nodes.push(node);
       items.push(first.object);
       node = rest.object;
@@ -78,17 +96,25 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
     }
     return writer.blank(ownQuads(term).map((q) => ({ predicate: q.predicate, object: render(q.object, depth + 1) as Quad['object'] })));
   };
-  const writeSubject = (subject: Term) => {
+  // A large graph is written in slices with pauses between them (see cooperative.ts), within a subject too.
+  const writing = new Pacer(QUADS_PER_SLICE);
+  const writeSubject = async (subject: Term) => {
     written.add(key(subject));
-    for (const q of ownQuads(subject)) writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
-    return ownQuads(subject).length;
+    for (const q of ownQuads(subject)) {
+      writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
+      if (writing.due(1)) await cooperation.pause();
+    }
   };
 
   // Subjects nobody points at once come first; blank nodes referenced once are written where they are
   // referenced. What is left after that (cycles of such blank nodes, chains too deep to inline) gets a label.
-  // A large graph is written in slices with pauses between them (see cooperative.ts).
-  const writing = new Pacer(QUADS_PER_SLICE);
-  for (const { subject } of bySubject.values()) if (!referencedOnce(subject)) await writing.done(writeSubject(subject));
-  for (const { subject } of bySubject.values()) if (!written.has(key(subject))) await writing.done(writeSubject(subject));
+  for (const { subject } of bySubject.values()) {
+    if (!referencedOnce(subject)) await writeSubject(subject);
+    else if (writing.due(1)) await cooperation.pause();
+  }
+  for (const { subject } of bySubject.values()) {
+    if (!written.has(key(subject))) await writeSubject(subject);
+    else if (writing.due(1)) await cooperation.pause();
+  }
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }

@@ -1,7 +1,8 @@
-import { Parser, Store, type Quad } from 'n3';
+import { DataFactory, Parser, Store, type Quad } from 'n3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseRdf, parseRdfDocument } from '../../src/rdf/convert.ts';
+import { parseRdf, parseRdfDocument, serializeQuads } from '../../src/rdf/convert.ts';
 import { cooperation, TEXT_SLICE_CHARS } from '../../src/rdf/cooperative.ts';
+import { rdfLimitsOf } from '../../src/rdf/limits.ts';
 import { parseN3Patch } from '../../src/rdf/n3-patch.ts';
 import { applyPatch } from '../../src/rdf/patch-apply.ts';
 import { relabelBlankNodes, writeTurtle } from '../../src/rdf/turtle-writer.ts';
@@ -27,7 +28,7 @@ describe('cooperative parsing and writing', () => {
     expect(document.prefixes).toEqual({ ex: 'http://ex.test/', foaf: 'http://xmlns.com/foaf/0.1/' });
     const reference = new Parser({ format: 'text/turtle', baseIRI: BASE }).parse(TURTLE);
     // Both parses meet the blank nodes in the same order.
-    expect(relabelBlankNodes(document.quads).map(String)).toEqual(relabelBlankNodes(reference).map(String));
+    expect((await relabelBlankNodes(document.quads)).map(String)).toEqual((await relabelBlankNodes(reference)).map(String));
   });
 
   it('parses a small body without pausing', async () => {
@@ -69,4 +70,53 @@ describe('cooperative parsing and writing', () => {
     expect(pause.mock.calls.length).toBeGreaterThan(1);
     await expect(validateAclDocument(`${acl}\n<#bad> a acl:Authorization; acl:accessTo <doc>.`, 'text/turtle', '/alice/doc.acl')).rejects.toThrow(expect.objectContaining({ status: 400 }));
   });
+});
+
+describe('large graphs, in slices', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+  const longList = (items: number) => `<#r> <http://ex/p> (${Array.from({ length: items }, (_, i) => `"${i}"`).join(' ')}) .`;
+  /** The items of the list at <#r> <http://ex/p>, followed through rdf:first and rdf:rest. */
+  const itemsOf = (quads: readonly Quad[]): string[] => {
+    const store = new Store(quads as Quad[]);
+    const items: string[] = [];
+    let node = store.getObjects(`${BASE}#r`, 'http://ex/p', null)[0]!;
+    while (node.value !== `${RDF}nil`) {
+      items.push(store.getObjects(node, `${RDF}first`, null)[0]!.value);
+      node = store.getObjects(node, `${RDF}rest`, null)[0]!;
+    }
+    return items;
+  };
+
+  it('checks the nesting of a list of 8,000 items with pauses, and writes it back as Turtle, JSON-LD and N-Triples to the same list', async () => {
+    const pause = vi.spyOn(cooperation, 'pause');
+    const document = await parseRdfDocument(longList(8000), 'text/turtle', BASE);
+    expect(pause.mock.calls.length).toBeGreaterThanOrEqual(4);
+    const expected = Array.from({ length: 8000 }, (_, i) => String(i));
+    expect(itemsOf(document.quads)).toEqual(expected);
+    for (const type of ['text/turtle', 'application/ld+json', 'application/n-triples']) {
+      pause.mockClear();
+      const text = await serializeQuads(document.quads, type, BASE);
+      expect(pause.mock.calls.length, type).toBeGreaterThanOrEqual(5);
+      // Full IRIs make the JSON-LD larger than the 4 MB parsed by default.
+      expect(itemsOf(await parseRdf(text, type, BASE, rdfLimitsOf(64 * 1024 * 1024))), type).toEqual(expected);
+    }
+  }, 60_000);
+
+  it('writes a large graph as flat JSON-LD that reads back to the same triples: types, languages, datatypes, native numbers and booleans, named graphs', async () => {
+    const turtle = repeat(
+      1500,
+      (i) => `<#s${i}> a <http://ex/T> ; <http://ex/name> "n ${i}"@en , "plain ${i}" ; <http://ex/n> ${i} , ${i}.5 , true , "${i}"^^<http://ex/custom> ; <http://ex/o> <#s${(i + 1) % 1500}> .`,
+    );
+    const quads = await parseRdf(turtle, 'text/turtle', BASE);
+    expect(quads.length).toBeGreaterThan(5000);
+    const json = await serializeQuads(quads, 'application/ld+json', BASE);
+    const nodes = JSON.parse(json) as Record<string, unknown>[];
+    expect(nodes[0]).toMatchObject({ '@id': `${BASE}#s0`, '@type': ['http://ex/T'], 'http://ex/n': [{ '@value': 0 }, { '@value': '0.5', '@type': 'http://www.w3.org/2001/XMLSchema#decimal' }, { '@value': true }, { '@value': '0', '@type': 'http://ex/custom' }] });
+    const back = await parseRdf(json, 'application/ld+json', BASE);
+    expect(back.map(String).sort()).toEqual(quads.map(String).sort());
+    const named = [...quads.slice(0, 10), ...quads.slice(0, 5001).map((q) => DataFactory.quad(q.subject, q.predicate, q.object, DataFactory.namedNode('http://ex/g')))];
+    const namedBack = await parseRdf(await serializeQuads(named, 'application/ld+json', BASE), 'application/ld+json', BASE);
+    expect(namedBack.map(String).sort()).toEqual(named.map(String).sort());
+  }, 60_000);
 });
