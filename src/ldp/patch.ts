@@ -1,6 +1,6 @@
 import { Store, type Quad } from 'n3';
 import { withSharedLock } from '../cluster/shared-lock.ts';
-import { Pacer } from '../rdf/cooperative.ts';
+import { cooperation, Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
@@ -84,9 +84,21 @@ async function storeOf(quads: readonly Quad[]): Promise<Store> {
   const pacer = new Pacer(QUADS_PER_SLICE);
   for (const quad of quads) {
     store.addQuad(quad);
-    await pacer.done(1);
+    if (pacer.due(1)) await cooperation.pause();
   }
   return store;
+}
+
+/** The store's quads, read out in slices too (the store builds a quad object for each). */
+async function quadsOf(store: Store): Promise<Quad[]> {
+  const quads: Quad[] = [];
+  const pacer = new Pacer(QUADS_PER_SLICE * 4);
+  // @types/n3 gives readQuads the RDF/JS quad type; the store's own quads are n3's.
+  for (const quad of store.readQuads(null, null, null, null) as Iterable<Quad>) {
+    quads.push(quad);
+    if (pacer.due(1)) await cooperation.pause();
+  }
+  return quads;
 }
 
 /** Blank nodes of the document: triples about them cannot be added from outside without rewriting it. */
@@ -137,7 +149,7 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[],
   const body =
     stored && appendOnly
       ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added)
-      : await serializeQuads(store.getQuads(null, null, null, null), essenceOf(contentType), baseUrl, document);
+      : await serializeQuads(await quadsOf(store), essenceOf(contentType), baseUrl, document);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }
 
