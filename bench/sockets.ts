@@ -10,7 +10,8 @@
  * 3. Nostr, 50 connections (from 50 addresses) that never read, 20 subscriptions each, then five 60 KB events:
  *    the server's RSS before and after, and how many of the 50 are still open.
  * 4. Nostr, 300 reading connections (30 addresses × 10) × 20 subscriptions × 10 filters while one client
- *    publishes 100 events: the worst latency of a tiny GET sent over and over by a separate process.
+ *    publishes 100 events: the worst latency of a tiny GET sent over and over by a separate process
+ *    (bench/get-prober.ts) until the last `OK`.
  *
  * `--svc` runs another tree's build (for before/after figures; extra options of this tree then go in `--args`).
  */
@@ -23,6 +24,7 @@ import WebSocket from 'ws';
 import { Author } from '../test/nostr/support.ts';
 import { SVC_BIN } from '../test/support/server.ts';
 import { positiveCount } from './args.ts';
+import { startGetProber, worstGetBetween } from './get-prober.ts';
 
 const { values } = parseArgs({
   options: {
@@ -196,32 +198,6 @@ async function nonReadingSubscribers(server: Server): Promise<void> {
   await closeAll([...open, publisher.socket]);
 }
 
-/** A separate process that GETs the root over and over, printing the worst latency when its stdin closes. */
-function startProber(base: string): { stop(): Promise<string> } {
-  const script = `
-    let worst = 0, count = 0, failures = 0, stop = false;
-    process.stdin.on('end', () => (stop = true)).resume();
-    (async () => {
-      while (!stop) {
-        const started = performance.now();
-        try { const r = await fetch(${JSON.stringify(`${base}/`)}); await r.arrayBuffer(); if (r.status !== 200) failures++; } catch { failures++; }
-        worst = Math.max(worst, performance.now() - started); count++;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      console.log(worst.toFixed(0) + ' ms worst of ' + count + ' GETs' + (failures ? ', ' + failures + ' failed' : ''));
-    })();`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  return {
-    async stop() {
-      child.stdin!.end();
-      await new Promise((resolve) => child.once('exit', resolve));
-      return output.trim();
-    },
-  };
-}
-
 async function fanOut(server: Server): Promise<void> {
   const url = `${server.base.replace(/^http/, 'ws')}/relay`;
   const { open, refused } = await openMany(Array(300).fill(url), (index) => `127.0.4.${(index % 30) + 1}`);
@@ -236,19 +212,21 @@ async function fanOut(server: Server): Promise<void> {
   let oks = 0;
   const allAnswered = new Promise<void>((resolve) => publisher.socket.on('message', (data) => JSON.parse(data.toString())[0] === 'OK' && ++oks === 100 && resolve()));
   const events = Array.from({ length: 100 }, (_, index) => author.sign({ content: `fan-out ${index}`, tags }));
+  const prober = startGetProber(`${server.base}/`, {});
   // The same GETs with nothing else going on first: what the machine's load alone costs them.
-  const idle = startProber(server.base);
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const quiet = await idle.stop();
-  const prober = startProber(server.base);
   await new Promise((resolve) => setTimeout(resolve, 500));
+  const quietFrom = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const quiet = await worstGetBetween(prober.samples, quietFrom, Date.now());
   await server.held();
-  const started = performance.now();
+  const from = Date.now();
   for (const event of events) publisher.socket.send(JSON.stringify(['EVENT', event]));
   await allAnswered;
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const to = Date.now();
+  const worst = await worstGetBetween(prober.samples, from, to);
+  await prober.stop();
   console.log(
-    `nostr, ${open.length} connections (${describeRefusals(refused)}) × 20 subscriptions × 10 filters (${closed} REQs refused), 100 events published in ${(performance.now() - started).toFixed(0)} ms: tiny GET ${await prober.stop()} (before publishing: ${quiet}); ${await server.held()}`,
+    `nostr, ${open.length} connections (${describeRefusals(refused)}) × 20 subscriptions × 10 filters (${closed} REQs refused), 100 events published and answered in ${to - from} ms: the slowest tiny GET meanwhile ${worst.toFixed(0)} ms (${quiet.toFixed(0)} ms with nothing else going on); ${await server.held()}`,
   );
   await closeAll([...open, publisher.socket]);
 }
