@@ -4,7 +4,8 @@
  *   npm run bench:nostr -- [--events 1000] [--publishers 4] [--subscribers 100] [--writes 50] [--persist]
  *
  * 1. Accepted events per second: the events are signed first (client work, not timed), then --publishers
- *    connections send their share without waiting, and the clock stops at the last `OK true`. Every event is
+ *    connections send their share, each keeping MAX_MESSAGES_IN_FLIGHT (64) unanswered, the most the relay
+ *    takes at once on one connection, and the clock stops at the last `OK true`. Every event is
  *    verified (id hash and BIP-340 signature), indexed and stored (the default --nostr-max-events 1000, so
  *    eviction runs too); with --persist each is also written under /.server/nostr/ before its OK.
  * 2. Fan-out: --subscribers raw WebSocket clients hold a REQ for the benchmark's tag; one client publishes
@@ -17,6 +18,7 @@ import WebSocket from 'ws';
 import { startSvc } from '../test/support/server.ts';
 import { Author } from '../test/nostr/support.ts';
 import { positiveCount } from './args.ts';
+import { MAX_MESSAGES_IN_FLIGHT } from '../src/nostr/connection.ts';
 
 const { values } = parseArgs({
   options: {
@@ -55,7 +57,7 @@ function open(url: string, onMessage: (message: unknown[]) => void): Promise<Web
   });
 }
 
-const args = ['--nostr', '--quiet', '--no-rate-limit', ...(values.persist ? ['--nostr-persist'] : [])];
+const args = ['--nostr', '--quiet', '--no-rate-limit', '--max-sockets-per-address', '0', ...(values.persist ? ['--nostr-persist'] : [])];
 const svc = await startSvc(args);
 const sockets: WebSocket[] = [];
 try {
@@ -76,21 +78,27 @@ try {
   console.log(`BIP-340 check alone (nostr-tools verifyEvent): ${((performance.now() - verifyStarted) / sample.length).toFixed(2)} ms/event here`);
 
   let refused = 0;
+  // Each connection keeps as many events unanswered as the relay handles at once on one connection.
   const publishing = batches.map(async (batch) => {
     let answered = 0;
+    let sent = 0;
     let done: () => void = () => {};
     const finished = new Promise<void>((resolve) => (done = resolve));
+    const sendNext = () => {
+      if (sent < batch.length) socket.send(JSON.stringify(['EVENT', batch[sent++]]));
+    };
     const socket = await open(url, (message) => {
       if (message[0] !== 'OK') return;
       if (message[2] !== true) refused++;
       if (++answered === batch.length) done();
+      sendNext();
     });
     sockets.push(socket);
-    return { socket, batch, finished };
+    return { sendNext, finished };
   });
   const publishers = await Promise.all(publishing);
   const started = performance.now();
-  for (const { socket, batch } of publishers) for (const event of batch) socket.send(JSON.stringify(['EVENT', event]));
+  for (const { sendNext } of publishers) for (let i = 0; i < MAX_MESSAGES_IN_FLIGHT; i++) sendNext();
   await within(Promise.all(publishers.map((publisher) => publisher.finished)), 'waiting for OKs');
   const seconds = (performance.now() - started) / 1000;
   const total = batches.flat().length;
