@@ -85,6 +85,7 @@ export class SocketGuard {
             ticket.release();
             handlers.closed();
           },
+          ...(handlers.subscribed && { subscribed: () => handlers.subscribed!() }),
         };
       },
       cancel: () => {
