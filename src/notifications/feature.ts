@@ -3,7 +3,7 @@
  * answer to WebSocket upgrade requests that the runtime forwards. Built only with `--notifications`.
  */
 import type { Hono } from 'hono';
-import type { Feature } from '../features/feature.ts';
+import type { Feature, FeatureContext } from '../features/feature.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { formatEtag } from '../http/conditional.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
@@ -45,6 +45,8 @@ export interface NotificationsDeps {
   streams?: StreamLimits;
   /** The client address of a request (for the per-address stream bound); `env` as the runtime passed it. */
   clientAddress?(request: Request, env: unknown): string | undefined;
+  /** The budget every long-lived connection shares (FeatureContext.sockets); streams hold a place in it. */
+  sockets: FeatureContext['sockets'];
   /** WebhookChannel2023; absent where this instance cannot send from the background or has no outbound fetch. */
   webhooks?: { fetch: OutboundFetch; limit: number; allowPrivate: boolean; retryDelaysMs?: readonly number[] };
 }
@@ -153,7 +155,8 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
   const webhookFanOut = webhooks && shared ? fanOut<WebhookMessage>(shared, 'webhooks', (message) => webhooks.heard(message), deps.log) : null;
   if (webhookFanOut) webhooks!.shareWith(webhookFanOut);
 
-  const streaming = deps.streams ? createStreaming({ hub, access: deps.access, limits: deps.streams, stateOf, now: deps.now, pathOf, urlOf }) : null;
+  const clientAddress = (request: Request, env: unknown) => deps.clientAddress?.(request, env);
+  const streaming = deps.streams ? createStreaming({ hub, access: deps.access, limits: deps.streams, sockets: deps.sockets, clientAddress, stateOf, now: deps.now, pathOf, urlOf }) : null;
 
   function register(app: Hono): void {
     if (streaming) {
@@ -161,7 +164,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
         const request = c.req.raw;
         // A stream opened for a HEAD would never be read: HEAD gets the headers a GET starts with.
         if (request.method === 'HEAD') return new Response(null, { headers: { 'Content-Type': TURTLE, 'Cache-Control': 'no-store' } });
-        return streaming.open(request, await deps.authenticate(request), deps.clientAddress?.(request, c.env));
+        return streaming.open(request, await deps.authenticate(request), c.env);
       });
       // A browser asks before it sends credentials to another origin; the CORS headers come from the app.
       app.options(`${STREAMING_PATH}*`, () => new Response(null, { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
@@ -228,6 +231,7 @@ export const notificationsFeature: Feature = {
       ...(context.platform.sharedState && { sharedState: context.platform.sharedState }),
       ...(offersHeldChannels(context.platform) && { streams: { total: context.config.notificationsStreams, perAddress: context.config.notificationsStreamsPerIp } }),
       clientAddress: (request, env) => clientAddressOf(request, context.platform.clientAddress?.(request, env), context.config.trustProxy),
+      sockets: context.sockets,
       ...(offersHeldChannels(context.platform) &&
         context.platform.fetch && { webhooks: { fetch: context.platform.fetch, limit: context.config.notificationsWebhooks, allowPrivate: context.config.allowPrivateFetch } }),
     });

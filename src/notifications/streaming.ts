@@ -14,45 +14,12 @@ import { isReported, notificationFor, NOTIFY } from './channel2023.ts';
 import { STREAMING_PATH } from './discovery.ts';
 import type { NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
 import { ReadCheck, requesterOf } from './read-check.ts';
+import { SocketBudget, type Admission } from '../sockets/budget.ts';
 
-/** Bounds on open streams: each holds a connection and a subscription for as long as its reader stays. */
+/** Bounds of their own on open streams (`--notifications-streams`, `--notifications-streams-per-ip`), within the socket budget. */
 export interface StreamLimits {
   total: number;
   perAddress: number;
-}
-
-/** Counts the streams open now, in all and per client address. */
-export class StreamBudget {
-  readonly #limits: StreamLimits;
-  readonly #perAddress = new Map<string, number>();
-  #total = 0;
-
-  constructor(limits: StreamLimits) {
-    this.#limits = limits;
-  }
-
-  get open(): number {
-    return this.#total;
-  }
-
-  /** Takes a place for a stream from `address` (undefined: the runtime cannot tell), or says which bound is reached. */
-  take(address: string | undefined): 'taken' | 'full' | 'address-full' {
-    if (this.#total >= this.#limits.total) return 'full';
-    const key = address ?? '';
-    const held = this.#perAddress.get(key) ?? 0;
-    if (held >= this.#limits.perAddress) return 'address-full';
-    this.#perAddress.set(key, held + 1);
-    this.#total++;
-    return 'taken';
-  }
-
-  give(address: string | undefined): void {
-    const key = address ?? '';
-    const held = (this.#perAddress.get(key) ?? 1) - 1;
-    if (held > 0) this.#perAddress.set(key, held);
-    else this.#perAddress.delete(key);
-    this.#total--;
-  }
 }
 
 const AS = 'https://www.w3.org/ns/activitystreams#';
@@ -81,6 +48,10 @@ export interface StreamingDeps {
   hub: NotificationHub;
   access: AccessControl;
   limits: StreamLimits;
+  /** The budget every long-lived connection shares (FeatureContext.sockets): a stream holds a place in it too. */
+  sockets: { admit(request: Request, env?: unknown): Admission };
+  /** The client address of a request, for the streams' own per-address bound. */
+  clientAddress(request: Request, env: unknown): string | undefined;
   stateOf: StateLookup;
   now(): number;
   /** Storage path of a topic URL on this server; throws an HttpProblem (404) for the server's own files. */
@@ -89,20 +60,36 @@ export interface StreamingDeps {
 }
 
 export interface Streaming {
-  /** Answers a GET on a `receiveFrom` URL: the stream, or a problem. */
-  open(request: Request, caller: Caller, address: string | undefined): Promise<Response>;
+  /** Answers a GET on a `receiveFrom` URL (`env` as the runtime passed it): the stream, or a problem. */
+  open(request: Request, caller: Caller, env: unknown): Promise<Response>;
   /** Ends every open stream (the server is stopping). */
   closeAll(): void;
-  readonly budget: StreamBudget;
 }
 
 const encoder = new TextEncoder();
 
 export function createStreaming(deps: StreamingDeps): Streaming {
-  const budget = new StreamBudget(deps.limits);
+  const streams = new SocketBudget(deps.limits);
   const closers = new Set<() => void>();
 
-  async function open(request: Request, caller: Caller, address: string | undefined): Promise<Response> {
+  /** A place in the socket budget and one among the streams, or the answer refusing the stream. */
+  function admit(request: Request, env: unknown): { release(): void } | Response {
+    const socket = deps.sockets.admit(request, env);
+    if ('refuse' in socket) return socket.refuse;
+    const stream = streams.admit(deps.clientAddress(request, env));
+    if ('refuse' in stream) {
+      socket.ticket.release();
+      return stream.refuse;
+    }
+    return {
+      release() {
+        stream.ticket.release();
+        socket.ticket.release();
+      },
+    };
+  }
+
+  async function open(request: Request, caller: Caller, env: unknown): Promise<Response> {
     const url = new URL(request.url);
     let topic: URL;
     try {
@@ -116,11 +103,8 @@ export function createStreaming(deps: StreamingDeps): Streaming {
     topic.search = '';
     const path = deps.pathOf(topic);
     await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
-    const taken = budget.take(address);
-    if (taken === 'full') throw new HttpProblem(503, 'Too many notification streams are open; try again later.', { type: 'too-many-streams', headers: { 'Retry-After': '60' } });
-    if (taken === 'address-full') {
-      throw new HttpProblem(429, `Your address holds the most notification streams allowed (${deps.limits.perAddress}); close some first.`, { type: 'too-many-streams', headers: { 'Retry-After': '60' } });
-    }
+    const place = admit(request, env);
+    if (place instanceof Response) return place;
 
     const type = negotiate(parseAccept(request.headers.get('accept')), [TURTLE, JSON_LD]) ?? TURTLE;
     const serialize = type === JSON_LD ? (notification: Record<string, unknown>) => JSON.stringify(notification) + '\n' : notificationTurtle;
@@ -134,7 +118,7 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       ended = true;
       deps.hub.unsubscribe(path, subscriber);
       closers.delete(close);
-      budget.give(address);
+      place.release();
     };
     const close = () => {
       if (ended) return;
@@ -189,6 +173,5 @@ export function createStreaming(deps: StreamingDeps): Streaming {
     closeAll: () => {
       for (const close of [...closers]) close();
     },
-    budget,
   };
 }

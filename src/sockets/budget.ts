@@ -84,7 +84,7 @@ export class SocketBudget {
     const { perAddress, total } = this.limits;
     if (total > 0 && this.#total >= total) {
       return {
-        refuse: problemResponse(503, `The server holds as many long-lived connections (WebSockets) as it allows (${total}); try again later.`, {
+        refuse: problemResponse(503, `The server holds as many long-lived connections (WebSockets, notification streams) as it allows (${total}); try again later.`, {
           type: 'urn:svc:problem:socket-capacity',
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
           extra: { limit: total },
@@ -95,7 +95,7 @@ export class SocketBudget {
     const held = key === undefined ? 0 : (this.#byAddress.get(key) ?? 0);
     if (key !== undefined && perAddress > 0 && held >= perAddress) {
       return {
-        refuse: problemResponse(429, `Your address holds ${held} long-lived connections (WebSockets) to this server, the most it allows from one address; close one before opening another.`, {
+        refuse: problemResponse(429, `Your address holds ${held} long-lived connections (WebSockets, notification streams) to this server, the most it allows from one address; close one before opening another.`, {
           type: 'urn:svc:problem:too-many-sockets',
           extra: { limit: perAddress },
         }),

@@ -2,7 +2,6 @@ import { Parser } from 'n3';
 import { describe, expect, it } from 'vitest';
 import { BASE } from '../support/app.ts';
 import { ownerRule, podWorld, putText, putTurtleAcl } from '../wac/pods.ts';
-import { StreamBudget } from '../../src/notifications/streaming.ts';
 import { WAIT_MS } from './support.ts';
 
 const REL = 'http://www.w3.org/ns/solid/terms#updatesViaStreamingHttp2023';
@@ -147,15 +146,23 @@ describe('StreamingHTTPChannel2023', () => {
   });
 });
 
-describe('StreamBudget', () => {
-  it('counts per address and in all', () => {
-    const budget = new StreamBudget({ total: 2, perAddress: 1 });
-    expect(budget.take('a')).toBe('taken');
-    expect(budget.take('a')).toBe('address-full');
-    expect(budget.take(undefined)).toBe('taken');
-    expect(budget.take('b')).toBe('full');
-    budget.give('a');
-    expect(budget.open).toBe(1);
-    expect(budget.take('b')).toBe('taken');
+describe('streams and WebSockets', () => {
+  it('share one budget per client address: a stream holds a place a WebSocket then cannot have, and gives it back', async () => {
+    const world = await podWorld(['alice'], { notifications: true, public: true, maxSocketsPerAddress: 2 }, {
+      clientAddress: (request) => request.headers.get('x-test-peer') ?? undefined,
+    });
+    const peer = { 'x-test-peer': '10.0.0.1' };
+    const open = () => world.app.fetch(new Request(`${BASE}/.notifications/StreamingHTTPChannel2023/${encodeURIComponent(`${BASE}/alice/`)}`, { headers: peer }));
+    const stream = await open();
+    expect(stream.status).toBe(200);
+    const socket = await world.app.upgradeWebSocket!(new Request(`${BASE}/.notifications`, { headers: peer }));
+    expect(socket && 'accept' in socket).toBe(true);
+    const refused = await open();
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).type).toBe('urn:svc:problem:too-many-sockets');
+    const another = await world.app.upgradeWebSocket!(new Request(`${BASE}/.notifications`, { headers: peer }));
+    expect(another && 'refuse' in another && another.refuse.status).toBe(429);
+    await stream.body!.cancel();
+    expect((await open()).status).toBe(200);
   });
 });
