@@ -48,7 +48,7 @@ import { answeringOwnHosts, localPathOf, podHostsOf, podLabelCheck, publicUrlOf 
 import { withSharedQuotas } from './quota/shared-quotas.ts';
 import { quotaScope, type QuotaScope } from './quota/scope.ts';
 import { SocketBudget, socketLimitsOf } from './sockets/budget.ts';
-import { SocketGuard } from './sockets/guard.ts';
+import { SocketGuard, type LongLivedConnections } from './sockets/guard.ts';
 import { storagePathFromUrlPath } from './storage/paths.ts';
 
 /**
@@ -123,7 +123,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // One budget for every long-lived connection (WebSockets here, streaming responses in features).
   const socketLimits = socketLimitsOf(config, platform.descriptorLimit);
   const socketBudget = new SocketBudget(socketLimits.limits);
-  const sockets = { admit: (request: Request, env?: unknown) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)) };
+  const socketGuard = new SocketGuard({ idleMs: config.socketIdleTimeout * 1000, maxBufferedBytes: config.maxSocketBuffers, now });
+  const sockets: LongLivedConnections = {
+    admit: (request, env) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)),
+    watch: (raw, ticket) => socketGuard.watch(raw, ticket),
+  };
   const context: FeatureContext = {
     config,
     platform,
@@ -273,7 +277,6 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
 
   const upgrades = features.flatMap((parts) => (parts.upgrade ? [parts.upgrade] : []));
   if (upgrades.length > 0 && socketLimits.notice) log(socketLimits.notice);
-  const socketGuard = new SocketGuard({ idleMs: config.socketIdleTimeout * 1000, maxBufferedBytes: config.maxSocketBuffers, now });
   const upgradeWebSocket = async (request: Request, env?: unknown): Promise<UpgradeAnswer | null> => {
     try {
       if (gate) {

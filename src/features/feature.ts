@@ -14,7 +14,7 @@ import type { UpgradeAnswer } from '../notifications/socket.ts';
 import type { Platform } from '../platform.ts';
 import type { PodCreationHooks } from '../pods/create.ts';
 import type { PodQuotas } from '../quota/pod-quotas.ts';
-import type { Admission } from '../sockets/budget.ts';
+import type { LongLivedConnections } from '../sockets/guard.ts';
 import type { AccessControl } from '../wac/access-control.ts';
 import type { WebfingerLinks } from '../webfinger/webfinger.ts';
 
@@ -42,11 +42,11 @@ export interface FeatureContext {
   /** The apps an account allowed, from every feature that issues them tokens (the account page lists them). */
   readonly authorizedApps: AuthorizedApps;
   /**
-   * The budget of long-lived connections that WebSockets share (`--max-sockets-per-address`, `--max-sockets`):
-   * a streaming HTTP response takes a place with `admit(request, c.env)` before it starts (or sends the refusal
-   * it gets) and calls `ticket.release()` when the stream ends. WebSocket upgrades are admitted by the app.
+   * The budget every long-lived connection shares (`--max-sockets-per-address`, `--max-sockets`,
+   * `--max-socket-buffers`): WebSocket upgrades are admitted by the app; a streaming HTTP response joins it
+   * through this (see LongLivedConnections).
    */
-  readonly sockets: { admit(request: Request, env?: unknown): Admission };
+  readonly sockets: LongLivedConnections;
 }
 
 /** What an enabled feature contributes; every part is optional. */

@@ -15,13 +15,12 @@ import type { StorageDriver } from '../storage/types.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
 import type { SharedState } from '../cluster/shared-state.ts';
 import { CHANNEL_PATH, ChannelRegistry, openChannelSocket, type Channel, type SharedChannel } from './channel2023.ts';
-import { clientAddressOf } from '../limits/client-address.ts';
 import { TURTLE } from '../rdf/media.ts';
 import { httpOrigin, offersHeldChannels, serviceDescriptionDocument, webhookServiceDocument, SOLID01_PATH, STORAGE_DESCRIPTION_PATH, storageDescription, STREAMING_PATH, WEBHOOK_PATH } from './discovery.ts';
 import { NotificationHub } from './hub.ts';
 import { mayRead, ReadCheck, requesterOf } from './read-check.ts';
 import { openSolid01 } from './solid01.ts';
-import { createStreaming, type StreamLimits } from './streaming.ts';
+import { createStreaming } from './streaming.ts';
 import { DISCOVERY_PATH, JWKS_PATH as SENDER_JWKS_PATH, SENDER_PATH, senderIssuerDiscovery, senderProfile, WebhookSender } from './webhook-sender.ts';
 import { Webhooks, type WebhookMessage } from './webhooks.ts';
 import { fanOut } from '../cluster/fan-out.ts';
@@ -41,12 +40,11 @@ export interface NotificationsDeps {
   now(): number;
   /** Present with `--redis-url`: channels are shared with the other instances. */
   sharedState?: SharedState;
-  /** Bounds on StreamingHTTPChannel2023 responses; absent where this instance cannot hold them (see offersHeldChannels). */
-  streams?: StreamLimits;
-  /** The client address of a request (for the per-address stream bound); `env` as the runtime passed it. */
-  clientAddress?(request: Request, env: unknown): string | undefined;
-  /** The budget every long-lived connection shares (FeatureContext.sockets); streams hold a place in it. */
-  sockets: FeatureContext['sockets'];
+  /**
+   * StreamingHTTPChannel2023, where this instance can hold its responses open (see offersHeldChannels): each
+   * stream holds a place in the budget every long-lived connection shares (FeatureContext.sockets).
+   */
+  streams?: FeatureContext['sockets'];
   /** WebhookChannel2023; absent where this instance cannot send from the background or has no outbound fetch. */
   webhooks?: { fetch: OutboundFetch; limit: number; allowPrivate: boolean; retryDelaysMs?: readonly number[] };
 }
@@ -155,8 +153,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
   const webhookFanOut = webhooks && shared ? fanOut<WebhookMessage>(shared, 'webhooks', (message) => webhooks.heard(message), deps.log) : null;
   if (webhookFanOut) webhooks!.shareWith(webhookFanOut);
 
-  const clientAddress = (request: Request, env: unknown) => deps.clientAddress?.(request, env);
-  const streaming = deps.streams ? createStreaming({ hub, access: deps.access, limits: deps.streams, sockets: deps.sockets, clientAddress, stateOf, now: deps.now, pathOf, urlOf }) : null;
+  const streaming = deps.streams ? createStreaming({ hub, access: deps.access, sockets: deps.streams, stateOf, now: deps.now, pathOf, urlOf }) : null;
 
   function register(app: Hono): void {
     if (streaming) {
@@ -229,9 +226,7 @@ export const notificationsFeature: Feature = {
       log: context.log,
       now: context.now,
       ...(context.platform.sharedState && { sharedState: context.platform.sharedState }),
-      ...(offersHeldChannels(context.platform) && { streams: { total: context.config.notificationsStreams, perAddress: context.config.notificationsStreamsPerIp } }),
-      clientAddress: (request, env) => clientAddressOf(request, context.platform.clientAddress?.(request, env), context.config.trustProxy),
-      sockets: context.sockets,
+      ...(offersHeldChannels(context.platform) && { streams: context.sockets }),
       ...(offersHeldChannels(context.platform) &&
         context.platform.fetch && { webhooks: { fetch: context.platform.fetch, limit: context.config.notificationsWebhooks, allowPrivate: context.config.allowPrivateFetch } }),
     });

@@ -9,18 +9,12 @@ import { negotiate, parseAccept } from '../http/accept.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { JSON_LD, TURTLE } from '../rdf/media.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
-import { MAX_BUFFERED_BYTES } from './socket.ts';
+import { CLOSE_TOO_SLOW, MAX_BUFFERED_BYTES, type SocketLike } from './socket.ts';
 import { isReported, notificationFor, NOTIFY } from './channel2023.ts';
 import { STREAMING_PATH } from './discovery.ts';
 import type { NotificationHub, StateLookup, Subscriber, TopicEvent } from './hub.ts';
 import { ReadCheck, requesterOf } from './read-check.ts';
-import { SocketBudget, type Admission } from '../sockets/budget.ts';
-
-/** Bounds of their own on open streams (`--notifications-streams`, `--notifications-streams-per-ip`), within the socket budget. */
-export interface StreamLimits {
-  total: number;
-  perAddress: number;
-}
+import type { LongLivedConnections } from '../sockets/guard.ts';
 
 const AS = 'https://www.w3.org/ns/activitystreams#';
 const XSD_DATE_TIME = 'http://www.w3.org/2001/XMLSchema#dateTime';
@@ -47,11 +41,8 @@ export function notificationTurtle(notification: Record<string, unknown>): strin
 export interface StreamingDeps {
   hub: NotificationHub;
   access: AccessControl;
-  limits: StreamLimits;
-  /** The budget every long-lived connection shares (FeatureContext.sockets): a stream holds a place in it too. */
-  sockets: { admit(request: Request, env?: unknown): Admission };
-  /** The client address of a request, for the streams' own per-address bound. */
-  clientAddress(request: Request, env: unknown): string | undefined;
+  /** The budget every long-lived connection shares (FeatureContext.sockets): a stream holds a place in it as a WebSocket does. */
+  sockets: LongLivedConnections;
   stateOf: StateLookup;
   now(): number;
   /** Storage path of a topic URL on this server; throws an HttpProblem (404) for the server's own files. */
@@ -69,25 +60,7 @@ export interface Streaming {
 const encoder = new TextEncoder();
 
 export function createStreaming(deps: StreamingDeps): Streaming {
-  const streams = new SocketBudget(deps.limits);
   const closers = new Set<() => void>();
-
-  /** A place in the socket budget and one among the streams, or the answer refusing the stream. */
-  function admit(request: Request, env: unknown): { release(): void } | Response {
-    const socket = deps.sockets.admit(request, env);
-    if ('refuse' in socket) return socket.refuse;
-    const stream = streams.admit(deps.clientAddress(request, env));
-    if ('refuse' in stream) {
-      socket.ticket.release();
-      return stream.refuse;
-    }
-    return {
-      release() {
-        stream.ticket.release();
-        socket.ticket.release();
-      },
-    };
-  }
 
   async function open(request: Request, caller: Caller, env: unknown): Promise<Response> {
     const url = new URL(request.url);
@@ -103,8 +76,8 @@ export function createStreaming(deps: StreamingDeps): Streaming {
     topic.search = '';
     const path = deps.pathOf(topic);
     await deps.access.require(caller, [{ path, anyOf: ['read'] }]);
-    const place = admit(request, env);
-    if (place instanceof Response) return place;
+    const admission = deps.sockets.admit(request, env);
+    if ('refuse' in admission) return admission.refuse;
 
     const type = negotiate(parseAccept(request.headers.get('accept')), [TURTLE, JSON_LD]) ?? TURTLE;
     const serialize = type === JSON_LD ? (notification: Record<string, unknown>) => JSON.stringify(notification) + '\n' : notificationTurtle;
@@ -118,31 +91,15 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       ended = true;
       deps.hub.unsubscribe(path, subscriber);
       closers.delete(close);
-      place.release();
+      connection.closed();
     };
     const close = () => {
       if (ended) return;
       end();
       controller.close();
     };
-    /** Queues a notification; a reader that lets more than MAX_BUFFERED_BYTES pile up is cut off. */
-    const send = (notification: Record<string, unknown>) => {
-      if (ended) return;
-      if ((controller.desiredSize ?? 0) <= 0) {
-        end();
-        controller.error(new Error('reader too slow'));
-        return;
-      }
-      controller.enqueue(encoder.encode(serialize(notification)));
-    };
-    const subscriber: Subscriber = {
-      async deliver(events: readonly TopicEvent[], { stateOf, accessVersion }) {
-        if (ended || !events.some(isReported)) return;
-        if (!(await read.allowed(await accessVersion()))) return close();
-        for (const event of events) if (isReported(event)) send(await notificationFor(event, urlOf, stateOf));
-      },
-    };
-
+    // The body as a socket for the guard: what it holds queued unread counts with the unsent bytes of every
+    // WebSocket, and a reader too far behind (1 MB, or the furthest behind past --max-socket-buffers) is cut off.
     const body = new ReadableStream<Uint8Array>(
       {
         start(streamController) {
@@ -152,6 +109,30 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       },
       { highWaterMark: MAX_BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
     );
+    const raw: SocketLike = {
+      send: (text) => controller.enqueue(encoder.encode(text)),
+      close: (code) => {
+        if (ended) return;
+        end();
+        if (code === CLOSE_TOO_SLOW) controller.error(new Error('reader too slow'));
+        else controller.close();
+      },
+      get bufferedAmount() {
+        return MAX_BUFFERED_BYTES - (controller.desiredSize ?? MAX_BUFFERED_BYTES);
+      },
+    };
+    const connection = deps.sockets.watch(raw, admission.ticket);
+    const send = (notification: Record<string, unknown>) => {
+      if (!ended) connection.socket.send(serialize(notification));
+    };
+    const subscriber: Subscriber = {
+      async deliver(events: readonly TopicEvent[], { stateOf, accessVersion }) {
+        if (ended || !events.some(isReported)) return;
+        if (!(await read.allowed(await accessVersion()))) return close();
+        for (const event of events) if (isReported(event)) send(await notificationFor(event, urlOf, stateOf));
+      },
+    };
+
     deps.hub.subscribe(path, subscriber);
     closers.add(close);
     try {

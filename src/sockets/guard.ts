@@ -5,7 +5,7 @@
  * (it drops sockets that stop answering them).
  */
 import { CLOSE_TOO_SLOW, MAX_BUFFERED_BYTES, type SocketHandlers, type SocketLike, type UpgradeAnswer } from '../notifications/socket.ts';
-import type { SocketTicket } from './budget.ts';
+import type { Admission, SocketTicket } from './budget.ts';
 
 export type Acceptance = Extract<UpgradeAnswer, { accept: unknown }>;
 
@@ -22,12 +22,36 @@ export interface SocketGuardOptions {
 
 interface Watched {
   readonly raw: SocketLike;
-  handlers?: SocketHandlers;
+  /** Whether the connection listens for anything now; absent: always. */
+  subscribed?: () => boolean;
   lastHeard: number;
   /** `raw.bufferedAmount` when last read: part of the total. */
   counted: number;
   /** Closed, or being closed: sends are dropped. */
   closing: boolean;
+}
+
+/** A connection the guard watches: what to send on, and what to tell it. */
+export interface WatchedConnection {
+  /** Sends through the bound on unsent bytes; closing through it stops further sends. */
+  readonly socket: SocketLike;
+  /** The client sent something (a silent connection that listens for nothing is closed). */
+  heard(): void;
+  /** Whether it listens for anything, from now on (absent: always). */
+  listensWhile(subscribed: () => boolean): void;
+  /** The connection ended, however it ended: it is forgotten and its place given back. Once; later calls do nothing. */
+  closed(): void;
+}
+
+/**
+ * The budget every long-lived connection shares, as features see it (FeatureContext.sockets). The app admits
+ * and watches WebSocket upgrades itself; a streaming response takes a place with `admit(request, c.env)` before
+ * it starts (or answers with the refusal it gets) and has the guard `watch` it, so its unread bytes count
+ * among those of every socket, then calls `closed()` on the watched connection when the stream ends.
+ */
+export interface LongLivedConnections {
+  admit(request: Request, env?: unknown): Admission;
+  watch(raw: SocketLike, ticket: SocketTicket): WatchedConnection;
 }
 
 export class SocketGuard {
@@ -46,46 +70,69 @@ export class SocketGuard {
     return this.#live.size;
   }
 
+  /**
+   * Watches an open long-lived connection that holds `ticket`: a WebSocket (see `guard`), or a streaming
+   * response, whose `raw` socket enqueues to its body and says how much is queued unread.
+   */
+  watch(raw: SocketLike, ticket: SocketTicket): WatchedConnection {
+    const watched: Watched = { raw, lastHeard: this.#options.now(), counted: 0, closing: false };
+    this.#live.add(watched);
+    this.#startSweeping();
+    let closed = false;
+    return {
+      socket: {
+        send: (text) => this.#send(watched, text),
+        close: (code, reason) => {
+          watched.closing = true;
+          raw.close(code, reason);
+        },
+        get bufferedAmount() {
+          return raw.bufferedAmount;
+        },
+      },
+      heard: () => {
+        watched.lastHeard = this.#options.now();
+      },
+      listensWhile: (subscribed) => {
+        watched.subscribed = subscribed;
+      },
+      closed: () => {
+        if (closed) return;
+        closed = true;
+        this.#forget(watched);
+        ticket.release();
+      },
+    };
+  }
+
   /** The answer to give the runtime: the feature's, on a watched socket, with the ticket given back exactly once. */
   guard(answer: Acceptance, ticket: SocketTicket): Acceptance {
     return {
       accept: (raw) => {
-        const watched: Watched = { raw, lastHeard: this.#options.now(), counted: 0, closing: false };
-        this.#live.add(watched);
-        this.#startSweeping();
-        let closed = false;
-        const socket: SocketLike = {
-          send: (text) => this.#send(watched, text),
-          close: (code, reason) => {
-            watched.closing = true;
-            raw.close(code, reason);
-          },
-          get bufferedAmount() {
-            return raw.bufferedAmount;
-          },
-        };
+        const connection = this.watch(raw, ticket);
         let handlers: SocketHandlers;
         try {
-          handlers = answer.accept(socket);
+          handlers = answer.accept(connection.socket);
         } catch (error) {
-          this.#forget(watched);
-          ticket.release();
+          connection.closed();
           throw error;
         }
-        watched.handlers = handlers;
+        const subscribed = handlers.subscribed;
+        // A socket opened for one topic listens as long as it is open.
+        connection.listensWhile(subscribed ? () => subscribed() : () => true);
+        let closed = false;
         return {
           message: (text) => {
-            watched.lastHeard = this.#options.now();
+            connection.heard();
             handlers.message(text);
           },
           closed: () => {
             if (closed) return;
             closed = true;
-            this.#forget(watched);
-            ticket.release();
+            connection.closed();
             handlers.closed();
           },
-          ...(handlers.subscribed && { subscribed: () => handlers.subscribed!() }),
+          ...(subscribed && { subscribed: () => subscribed() }),
         };
       },
       cancel: () => {
@@ -149,7 +196,7 @@ export class SocketGuard {
   #sweep(): void {
     const now = this.#options.now();
     for (const watched of this.#live) {
-      if (watched.closing || (watched.handlers?.subscribed?.() ?? true)) continue;
+      if (watched.closing || (watched.subscribed?.() ?? true)) continue;
       if (now - watched.lastHeard < this.#options.idleMs) continue;
       watched.closing = true;
       watched.raw.close(CLOSE_IDLE, 'idle: subscribed to nothing');

@@ -120,8 +120,8 @@ describe('StreamingHTTPChannel2023', () => {
     expect(head.body).toBeNull();
   });
 
-  it('bounds open streams per client address (429) and in all (503), and gives places back when readers leave', async () => {
-    const world = await podWorld(['alice'], { notifications: true, public: true, notificationsStreamsPerIp: 2, notificationsStreams: 3 }, {
+  it('bounds open streams per client address (429) and in all (503) with the socket budget, and gives places back when readers leave', async () => {
+    const world = await podWorld(['alice'], { notifications: true, public: true, maxSocketsPerAddress: 2, maxSockets: 3 }, {
       clientAddress: (request) => request.headers.get('x-test-peer') ?? undefined,
     });
     const open = (peer: string) => world.app.fetch(new Request(`${BASE}/.notifications/StreamingHTTPChannel2023/${encodeURIComponent(`${BASE}/alice/`)}`, { headers: { 'x-test-peer': peer } }));
@@ -130,10 +130,28 @@ describe('StreamingHTTPChannel2023', () => {
     const third = await open('10.0.0.1');
     expect(third.status).toBe(429);
     expect(third.headers.get('content-type')).toBe('application/problem+json');
+    expect((await third.json()).type).toBe('urn:svc:problem:too-many-sockets');
     expect((await open('10.0.0.2')).status).toBe(200);
-    expect((await open('10.0.0.3')).status).toBe(503);
+    const full = await open('10.0.0.3');
+    expect(full.status).toBe(503);
+    expect((await full.json()).type).toBe('urn:svc:problem:socket-capacity');
     await first.body!.cancel();
     expect((await open('10.0.0.3')).status).toBe(200);
+  });
+
+  it('cuts off the reader furthest behind once the unread bytes of every stream and socket pass --max-socket-buffers', async () => {
+    const world = await podWorld(['alice'], { notifications: true, public: true, maxSocketBuffers: '8KB' });
+    const open = async () => new StreamReader((await world.app.fetch(new Request(`${BASE}/.notifications/StreamingHTTPChannel2023/${encodeURIComponent(`${BASE}/alice/`)}`))).body!);
+    const behind = await open();
+    const reading = await open();
+    await reading.next();
+    // Each notification is a few hundred bytes: far from one stream's 1 MB, but the two together pass 8 KB.
+    for (let i = 0; i < 40; i++) {
+      expect((await world.as('alice', `/alice/note${i}`, putText())).status).toBe(201);
+      expect(turtleActivity((await reading.next())!)).toMatchObject({ type: 'Add', object: `${BASE}/alice/note${i}` });
+    }
+    await expect(behind.next()).rejects.toThrow('reader too slow');
+    await reading.cancel();
   });
 
   it('ends every stream when the server stops', async () => {
