@@ -1,10 +1,11 @@
-import { Store, type Quad } from 'n3';
+import type { Quad, Store } from 'n3';
 import { withSharedLock } from '../cluster/shared-lock.ts';
 import { cooperation, Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
 import { rdfLimitsOf, rdfTooLarge, tooManyTriples, type RdfLimits } from '../rdf/limits.ts';
+import { quadsInSlices, storeInSlices } from '../rdf/store-slices.ts';
 import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
 import { parseN3Patch } from '../rdf/n3-patch.ts';
@@ -78,35 +79,14 @@ function typeForNewResource(ctx: LdpContext, path: string): string {
   return turtleAllowed && mediaTypeForName(path.slice(path.lastIndexOf('/') + 1)) === TURTLE ? TURTLE : JSON_LD;
 }
 
-/** Indexing costs microseconds a quad: a large resource is loaded in slices (see cooperative.ts). */
-async function storeOf(quads: readonly Quad[]): Promise<Store> {
-  const store = new Store();
-  const pacer = new Pacer(QUADS_PER_SLICE);
-  for (const quad of quads) {
-    store.addQuad(quad);
-    if (pacer.due(1)) await cooperation.pause();
-  }
-  return store;
-}
-
-/** The store's quads, read out in slices too (the store builds a quad object for each). */
-async function quadsOf(store: Store): Promise<Quad[]> {
-  const quads: Quad[] = [];
-  const pacer = new Pacer(QUADS_PER_SLICE * 4);
-  // @types/n3 gives readQuads the RDF/JS quad type; the store's own quads are n3's.
-  for (const quad of store.readQuads(null, null, null, null) as Iterable<Quad>) {
-    quads.push(quad);
-    if (pacer.due(1)) await cooperation.pause();
-  }
-  return quads;
-}
-
 /** Blank nodes of the document: triples about them cannot be added from outside without rewriting it. */
-function blankNodesOf(quads: readonly Quad[]): Set<string> {
+async function blankNodesOf(quads: readonly Quad[]): Promise<Set<string>> {
   const found = new Set<string>();
+  const pacer = new Pacer(QUADS_PER_SLICE * 20);
   for (const quad of quads) {
     if (quad.subject.termType === 'BlankNode') found.add(quad.subject.value);
     if (quad.object.termType === 'BlankNode') found.add(quad.object.value);
+    if (pacer.due(1)) await cooperation.pause();
   }
   return found;
 }
@@ -119,11 +99,11 @@ function appendNeedsWrite(why: string): HttpProblem {
  * The text of a document after an append-only caller's patch: the stored text with the new triples after it
  * (see rdf/append.ts). Nothing the owner wrote is rewritten; a patch that cannot be applied so is refused.
  */
-async function appendedDocument(text: string, type: string, baseUrl: string, original: readonly Quad[], patched: Store, added: readonly Quad[]): Promise<string> {
-  const existing = blankNodesOf(original);
+async function appendedDocument(text: string, type: string, baseUrl: string, original: readonly Quad[], patched: Store, added: readonly Quad[], limits: RdfLimits): Promise<string> {
+  const existing = await blankNodesOf(original);
   const touchesExisting = added.some((quad) => (quad.subject.termType === 'BlankNode' && existing.has(quad.subject.value)) || (quad.object.termType === 'BlankNode' && existing.has(quad.object.value)));
   if (touchesExisting) throw appendNeedsWrite('the patch adds to a blank node of the document, which has no name outside it');
-  const appended = await appendTriples(text, type, baseUrl, patched, added);
+  const appended = await appendTriples(text, type, baseUrl, patched, added, limits);
   if (appended === null) throw appendNeedsWrite(`the ${type} document has no place where they can be added as they are`);
   return appended;
 }
@@ -143,13 +123,15 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[],
   const limits = rdfLimitsOf(ctx.config.maxRdfSize);
   const text = stored ? await new Response(stored.body).text() : '';
   const document = stored ? await parseRdfDocument(text, essenceOf(contentType), baseUrl, limits) : { quads: [], prefixes: {}, context: undefined };
-  const store = await storeOf(document.quads);
+  const store = await storeInSlices(document.quads);
   const added = await applyPatch(store, operations);
   if (store.size > limits.maxTriples) throw tooManyTriples(limits);
   const body =
     stored && appendOnly
-      ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added)
-      : await serializeQuads(await quadsOf(store), essenceOf(contentType), baseUrl, document);
+      ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added, limits)
+      : await serializeQuads(await quadsInSlices(store), essenceOf(contentType), baseUrl, document);
+  // A document past the limit could not be parsed again: not for the next PATCH, nor to serve it in another type.
+  if (body.length > limits.maxBytes) throw rdfTooLarge(limits);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }
 

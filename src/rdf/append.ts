@@ -9,9 +9,14 @@
  * not (a context that would read the added nodes differently, a shape that has no place to add to), the answer
  * is null and nothing can be appended: that takes Write.
  */
-import { DataFactory, Store, Writer, type Quad, type Term } from 'n3';
+import { DataFactory, Writer, type Quad, type Store, type Term } from 'n3';
+import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument } from './convert.ts';
+import { cooperation, Pacer } from './cooperative.ts';
+import type { RdfLimits } from './limits.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from './media.ts';
+import { storeInSlices } from './store-slices.ts';
+import { QUADS_PER_SLICE } from './turtle-writer.ts';
 
 const { blankNode, quad } = DataFactory;
 
@@ -36,7 +41,11 @@ function relabelled(quads: readonly Quad[], labelOf: (term: Term) => string): Qu
 
 async function nTriples(quads: readonly Quad[], labelOf: (term: Term) => string): Promise<string> {
   const writer = new Writer({ format: 'application/n-triples' });
-  writer.addQuads(relabelled(quads, labelOf));
+  const pacer = new Pacer(QUADS_PER_SLICE);
+  for (const added of relabelled(quads, labelOf)) {
+    writer.addQuad(added);
+    if (pacer.due(1)) await cooperation.pause();
+  }
   return new Promise((resolve, reject) => writer.end((error, result) => (error ? reject(error) : resolve(result))));
 }
 
@@ -50,9 +59,11 @@ function jsonLdValue(term: Term, labelOf: (term: Term) => string): Record<string
 }
 
 /** The added triples as node objects in expanded form: absolute IRIs, explicit values, nothing a context decides. */
-function jsonLdNodes(quads: readonly Quad[], labelOf: (term: Term) => string): string {
+async function jsonLdNodes(quads: readonly Quad[], labelOf: (term: Term) => string): Promise<string> {
   const nodes = new Map<string, Record<string, unknown>>();
+  const pacer = new Pacer(QUADS_PER_SLICE * 4);
   for (const quad of quads) {
+    if (pacer.due(1)) await cooperation.pause();
     const id = jsonLdValue(quad.subject, labelOf)['@id']!;
     let node = nodes.get(id);
     if (!node) nodes.set(id, (node = { '@id': id }));
@@ -99,27 +110,34 @@ async function appendedText(text: string, type: string, added: readonly Quad[], 
     // On a line of its own: the document may end in a comment.
     return text + (text === '' || text.endsWith('\n') ? '' : '\n') + (await nTriples(added, labelOf));
   }
-  if (type === JSON_LD) return appendJsonLd(text, jsonLdNodes(added, labelOf));
+  if (type === JSON_LD) return appendJsonLd(text, await jsonLdNodes(added, labelOf));
   return null;
 }
 
 /**
  * `text` (a document of `type`) with the triples `added` after it, so that it reads as `expected` (its own
  * triples and the added ones); null when they cannot be added without rewriting the document. The blank
- * nodes of `added` must be new ones (the document's own cannot be named from outside it).
+ * nodes of `added` must be new ones (the document's own cannot be named from outside it). The result is
+ * parsed again within `limits` (a 413 when it grows past them); every pass over it pauses between slices.
  */
-export async function appendTriples(text: string, type: string, baseUrl: string, expected: Store, added: readonly Quad[]): Promise<string | null> {
+export async function appendTriples(text: string, type: string, baseUrl: string, expected: Store, added: readonly Quad[], limits: RdfLimits): Promise<string | null> {
   if (added.length === 0) return text;
   const appended = await appendedText(text, type, added, freshLabels());
   if (appended === null) return null;
   let reread: Store;
   try {
-    reread = new Store((await parseRdfDocument(appended, type, baseUrl)).quads);
-  } catch {
+    reread = await storeInSlices((await parseRdfDocument(appended, type, baseUrl, limits)).quads);
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status === 413) throw error;
     return null;
   }
   if (reread.size !== expected.size) return null;
   const ground = (triple: Quad) => triple.subject.termType !== 'BlankNode' && triple.object.termType !== 'BlankNode';
-  for (const triple of expected.getQuads(null, null, null, null)) if (ground(triple) && !reread.has(triple)) return null;
+  const pacer = new Pacer(QUADS_PER_SLICE * 4);
+  // @types/n3 gives readQuads the RDF/JS quad type; the store's own quads are n3's.
+  for (const triple of expected.readQuads(null, null, null, null) as Iterable<Quad>) {
+    if (ground(triple) && !reread.has(triple)) return null;
+    if (pacer.due(1)) await cooperation.pause();
+  }
   return appended;
 }

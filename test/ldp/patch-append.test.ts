@@ -18,8 +18,8 @@ const n3Insert = (triples: string): RequestInit => ({
 });
 
 /** Alice's pod with /alice/guestbook/ open to anonymous Append (and Read with `read`), and `doc` in it as written. */
-async function guestbook(doc: string, type: string, acl = PUBLIC_APPEND): Promise<PodWorld & { stored(): Promise<string> }> {
-  const world = await podWorld(['alice'], { conneg: true });
+async function guestbook(doc: string, type: string, acl = PUBLIC_APPEND, flags: Record<string, unknown> = {}): Promise<PodWorld & { stored(): Promise<string> }> {
+  const world = await podWorld(['alice'], { conneg: true, ...flags });
   expect((await world.as('alice', '/alice/guestbook/.acl', putTurtleAcl(acl))).status).toBe(201);
   expect((await world.as('alice', '/alice/guestbook/doc', { method: 'PUT', headers: { 'content-type': type }, body: doc })).status).toBe(201);
   const stored = async () => new Response((await world.storage.get('/alice/guestbook/doc'))!.body).text();
@@ -83,5 +83,14 @@ describe('PATCH by a caller who may only append', () => {
     expect(await world.stored()).toBe(doc);
     // The owner, who may write, can.
     expect((await world.as('alice', '/alice/guestbook/doc', sparql('INSERT { ?a <http://schema.org/email> "a@example.org" } WHERE { <#book> <http://schema.org/author> ?a }'))).status).toBe(204);
+  });
+
+  it('refuses with 413 an append that would grow the document past --max-rdf-size, and keeps it', async () => {
+    const doc = `<#book> <http://schema.org/name> "${'x'.repeat(15 * 1024)}" .\n`;
+    const world = await guestbook(doc, 'text/turtle', PUBLIC_APPEND, { maxRdfSize: '16KB' });
+    const refused = await world.as(null, '/alice/guestbook/doc', n3Insert(`<#entry> <http://schema.org/text> "${'y'.repeat(2 * 1024)}"`));
+    expect(refused.status).toBe(413);
+    expect((await refused.json()).type).toBe('urn:svc:problem:rdf-too-large');
+    expect(await world.stored()).toBe(doc);
   });
 });

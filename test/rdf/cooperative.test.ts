@@ -4,6 +4,8 @@ import { parseRdf, parseRdfDocument, serializeQuads } from '../../src/rdf/conver
 import { cooperation, TEXT_SLICE_CHARS } from '../../src/rdf/cooperative.ts';
 import { rdfLimitsOf } from '../../src/rdf/limits.ts';
 import { parseN3Patch } from '../../src/rdf/n3-patch.ts';
+import { appendTriples } from '../../src/rdf/append.ts';
+import { storeInSlices } from '../../src/rdf/store-slices.ts';
 import { applyPatch } from '../../src/rdf/patch-apply.ts';
 import { relabelBlankNodes, writeTurtle } from '../../src/rdf/turtle-writer.ts';
 import { validateAclDocument } from '../../src/wac/acl-document.ts';
@@ -118,5 +120,20 @@ describe('large graphs, in slices', () => {
     const named = [...quads.slice(0, 10), ...quads.slice(0, 5001).map((q) => DataFactory.quad(q.subject, q.predicate, q.object, DataFactory.namedNode('http://ex/g')))];
     const namedBack = await parseRdf(await serializeQuads(named, 'application/ld+json', BASE), 'application/ld+json', BASE);
     expect(namedBack.map(String).sort()).toEqual(named.map(String).sort());
+  }, 60_000);
+
+  it('appends for a caller who may only append in slices: the result is parsed again, indexed and compared with pauses beyond the parse', async () => {
+    const text = repeat(20_000, (i) => `<#s${i}> <http://ex/p> "v${i}" .`) + '\n';
+    const store = await storeInSlices(await parseRdf(text, 'text/turtle', BASE));
+    const added = DataFactory.quad(DataFactory.namedNode(`${BASE}#new`), DataFactory.namedNode('http://ex/p'), DataFactory.literal('appended'));
+    store.addQuad(added);
+    const line = `<${BASE}#new> <http://ex/p> "appended" .\n`;
+    const pause = vi.spyOn(cooperation, 'pause');
+    await parseRdfDocument(text + line, 'text/turtle', BASE);
+    const parsing = pause.mock.calls.length;
+    pause.mockClear();
+    expect(await appendTriples(text, 'text/turtle', BASE, store, [added], rdfLimitsOf(4 * 1024 * 1024))).toBe(text + line);
+    // Indexing 20,001 triples and comparing them each take dozens of slices.
+    expect(pause.mock.calls.length).toBeGreaterThanOrEqual(parsing + 40);
   }, 60_000);
 });

@@ -59,6 +59,15 @@ describe('the RDF limits', () => {
     expect(await stored(server, '/list.ttl')).toBe(before);
   });
 
+  it('refuses a PATCH whose result would pass --max-rdf-size, and keeps the document', async () => {
+    const server = app();
+    const doc = `<#r> <http://ex/p> "${'x'.repeat(15 * 1024)}" .`;
+    expect((await server.request('/long.ttl', { method: 'PUT', headers: TURTLE, body: doc })).status).toBe(201);
+    const patch = `@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { <#r> <http://ex/q> "${'y'.repeat(2 * 1024)}". }.`;
+    expect(((await problemOf(await server.request('/long.ttl', { method: 'PATCH', headers: { 'Content-Type': 'text/n3' }, body: patch }), 413)) as { type: string }).type).toBe('urn:svc:problem:rdf-too-large');
+    expect(await stored(server, '/long.ttl')).toBe(doc);
+  });
+
   it('serves a document larger than it parses (written by other means) only as stored', async () => {
     const server = app();
     const large = list(3000);
