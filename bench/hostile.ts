@@ -39,6 +39,8 @@ interface HostileCase {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** Sent with the owner's token (the default for paths under /alice/public/, which only the owner may write). */
+  owner?: boolean;
 }
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -61,6 +63,10 @@ function cases(): HostileCase[] {
     { name: 'GET of that list as JSON-LD', method: 'GET', path: '/alice/public/list.ttl', headers: { Accept: 'application/ld+json' } },
     { name: 'GET of that list as N-Triples', method: 'GET', path: '/alice/public/list.ttl', headers: { Accept: 'application/n-triples' } },
     { name: 'N3 Patch of that list', method: 'PATCH', path: '/alice/public/list.ttl', headers: n3, body: '@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { <#r> <http://ex/q> "patched". }.' },
+    // A caller with Append but not Write gets the stored text with the triples after it, parsed again to check.
+    { name: 'Turtle list of 65,000 items where the public may append', method: 'PUT', path: '/alice/appendable/list.ttl', headers: turtle, owner: true, body: `<#r> <http://ex/p> (${repeat(65_000, (i) => `"${i}"`, ' ')}) .` },
+    { name: 'N3 Patch of that list by a caller who may only append (anonymous)', method: 'PATCH', path: '/alice/appendable/list.ttl', headers: n3, body: '@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { <#r> <http://ex/q> "appended". }.' },
+    { name: 'SPARQL Update, INSERT DATA of 20,000 triples by a caller who may only append (anonymous)', method: 'PATCH', path: '/alice/appendable/keep.ttl', headers: sparql, body: `INSERT DATA { ${repeat(20_000, (i) => `<#s${i}> <http://ex/p> "v${i}" .`, ' ')} }` },
     { name: 'JSON-LD, 40,000 values of one property (anonymous, inbox)', method: 'POST', path: '/alice/inbox/', headers: jsonLd, body: `{"@id":"#r","http://ex/p":[${values}]}` },
     { name: 'JSON-LD, one subject in 10,000 nodes of @graph', method: 'POST', path: '/alice/inbox/', headers: jsonLd, body: `{"@graph":[${repeat(10_000, (i) => `{"@id":"#r","http://ex/p":"v${i}"}`, ',')}]}` },
     { name: 'JSON-LD, 40,000 values, with a @context', method: 'POST', path: '/alice/inbox/', headers: jsonLd, body: `{"@context":{"p":"http://ex/p"},"@id":"#r","p":[${values}]}` },
@@ -132,6 +138,12 @@ export async function runHostileChecks(log: (line: string) => void = console.err
     // Warm-up: each parser and module loads once before anything is measured.
     await send('/alice/public/doc.ttl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: '<#a> <http://ex/p> "x" .' });
     await send('/alice/public/small.ttl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: '<#a> <http://ex/p> "x" .' });
+    const appendable = `@prefix acl: <http://www.w3.org/ns/auth/acl#>. @prefix foaf: <http://xmlns.com/foaf/0.1/>.
+<#owner> a acl:Authorization; acl:agent <../#me>; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Write, acl:Control.
+<#public> a acl:Authorization; acl:agentClass foaf:Agent; acl:accessTo <./>; acl:default <./>; acl:mode acl:Read, acl:Append.`;
+    await send('/alice/appendable/keep.ttl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: '<#a> <http://ex/p> "x" .' });
+    const acl = await send('/alice/appendable/.acl', { method: 'PUT', headers: { ...owner, 'Content-Type': 'text/turtle' }, body: appendable });
+    if (acl.status !== 201) throw new Error(`the appendable container's ACL answered ${acl.status}`);
     await send('/alice/inbox/', { method: 'POST', headers: { 'Content-Type': 'application/ld+json' }, body: '{"@id":"#w","http://ex/p":"w"}' });
     await send('/alice/public/doc.ttl', { method: 'PATCH', headers: { ...owner, 'Content-Type': 'application/sparql-update' }, body: 'INSERT DATA { <#w> <http://ex/p> "w" . }' });
     for (let i = 0; i < 1000; i++) await send(`/alice/public/many/m${i}.json`, { method: 'PUT', headers: { ...owner, 'Content-Type': 'application/ld+json' }, body: '{}' });
@@ -151,7 +163,7 @@ export async function runHostileChecks(log: (line: string) => void = console.err
       const quiet = await worstGetBetween(prober.samples, quietFrom, Date.now());
       log(`hostile: load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores (the figures grow with it); the slowest GET with nothing else going on: ${quiet.toFixed(0)} ms`);
       for (const hostile of selected) {
-        const headers = hostile.path.startsWith('/alice/public/') ? { ...owner, ...hostile.headers } : hostile.headers;
+        const headers = hostile.owner || hostile.path.startsWith('/alice/public/') ? { ...owner, ...hostile.headers } : hostile.headers;
         const from = Date.now();
         const started = performance.now();
         const { value: response, maxLagMs, maxLagCpuMs } = await withLagProbe(() => send(hostile.path, { method: hostile.method, headers, body: hostile.body }));
