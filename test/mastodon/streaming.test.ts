@@ -154,6 +154,18 @@ describe('the Mastodon streaming API', { timeout: 90_000 }, () => {
     expect(events(owner, 'update')).toEqual([]);
   });
 
+  it('shares the budget of every long-lived connection: past --max-sockets it refuses with 503 before looking at the token, and a closed socket gives its place back', async () => {
+    const app = await socialApp(undefined, { maxSockets: 2 });
+    const token = await app.tokenFor('read');
+    const first = await connect(app, '?stream=public');
+    await connect(app, `?access_token=${token}&stream=user`);
+    const refused = await upgrade(app, '?access_token=nope');
+    expect(refused && 'refuse' in refused && refused.refuse.status).toBe(503);
+    expect(refused && 'refuse' in refused && (await refused.refuse.json()).type).toBe('urn:svc:problem:socket-capacity');
+    first.handlers.closed();
+    expect(await connect(app, '?stream=public')).toBeDefined();
+  });
+
   it('without ActivityPub there is no streaming endpoint, and the answer says why', async () => {
     const app = makeApp({ idp: true }, undefined, offlinePlatform);
     expect(app.app.upgradeWebSocket).toBeUndefined();
