@@ -4,7 +4,7 @@ import { cooperation, Pacer } from '../rdf/cooperative.ts';
 import { readLimitedText } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdfDocument, serializeQuads } from '../rdf/convert.ts';
-import { rdfLimitsOf, rdfTooLarge, tooManyTriples, type RdfLimits } from '../rdf/limits.ts';
+import { patchedTooLarge, rdfLimitsOf, rdfTooLarge, tooManyTriples, type RdfLimits } from '../rdf/limits.ts';
 import { quadsInSlices, storeInSlices } from '../rdf/store-slices.ts';
 import { QUADS_PER_SLICE } from '../rdf/turtle-writer.ts';
 import { isRdfType, JSON_LD, TURTLE } from '../rdf/media.ts';
@@ -131,7 +131,7 @@ async function patchOnce(ctx: LdpContext, operations: readonly PatchOperation[],
       ? await appendedDocument(text, essenceOf(contentType), baseUrl, document.quads, store, added, limits)
       : await serializeQuads(await quadsInSlices(store), essenceOf(contentType), baseUrl, document);
   // A document past the limit could not be parsed again: not for the next PATCH, nor to serve it in another type.
-  if (body.length > limits.maxBytes) throw rdfTooLarge(limits);
+  if (body.length > limits.maxBytes) throw patchedTooLarge(limits, body.length);
   return storage.put(path, body, { contentType, ...(stored ? { ifMatch: stored.meta.etag } : { ifNoneMatch: '*' as const }) });
 }
 

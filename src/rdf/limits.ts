@@ -30,6 +30,14 @@ export function rdfTooLarge(limits: RdfLimits): HttpProblem {
   });
 }
 
+/** A PATCH whose result the server could not parse again (for the next PATCH, or to serve it in another type). */
+export function patchedTooLarge(limits: RdfLimits, size: number): HttpProblem {
+  return new HttpProblem(413, `The patched document would be ${formatSize(size)}, more than the ${formatSize(limits.maxBytes)} of RDF this server parses in one document, so it could not be patched again. ${ADVICE}`, {
+    type: 'rdf-too-large',
+    extra: { limit: limits.maxBytes },
+  });
+}
+
 export function tooManyTriples(limits: RdfLimits): HttpProblem {
   return new HttpProblem(413, `This RDF document holds more than ${limits.maxTriples} triples, the most this server parses in one document. ${ADVICE}`, {
     type: 'rdf-too-many-triples',

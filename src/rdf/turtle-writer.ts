@@ -8,7 +8,11 @@ const REST = `${RDF}rest`;
 const NIL = `${RDF}nil`;
 /** Deeper chains of inline blank nodes continue under a label, so a long chain cannot exhaust the stack. */
 const MAX_INLINE_DEPTH = 32;
-/** Longer lists are written as their rdf:first/rest nodes, subject by subject with pauses, not as one `( … )`. */
+/**
+ * Lists are written as `( … )` this many items at a time. A longer list is written so only where it is the
+ * object of a subject's triple, its items made in slices with pauses between them; deeper in, it is written
+ * as its rdf:first/rest nodes, subject by subject with pauses.
+ */
 const MAX_INLINE_LIST_ITEMS = 1000;
 /** Quads written between pauses: n3's writer takes some 10–20 µs a quad (relative IRIs), so a few milliseconds. */
 export const QUADS_PER_SLICE = 500;
@@ -84,6 +88,46 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   };
 
   const written = new Set<string>();
+  /** n3's pre-serialized term: what `writer.list` returns, made here for a list written in slices. */
+  const SerializedTerm = (writer.list([]) as unknown as { constructor: new (id: string) => Term }).constructor;
+  /** The text of `list(items)` between its parentheses. */
+  const listContents = (items: readonly Term[]) => (writer.list(items as Quad['object'][]) as unknown as { id: string }).id.slice(1, -1);
+
+  /**
+   * A list longer than MAX_INLINE_LIST_ITEMS starting at `head`, as one `( … )` made in slices; null for any
+   * other term (shorter lists and everything else are left to `render`).
+   */
+  const longList = async (head: Term): Promise<Term | null> => {
+    if (!referencedOnce(head) || written.has(key(head)) || notInline.has(key(head))) return null;
+    const items: Term[] = [];
+    const nodes: Term[] = [];
+    const seen = new Set<string>();
+    const walking = new Pacer(QUADS_PER_SLICE * 4);
+    for (let node = head; !(node.termType === 'NamedNode' && node.value === NIL); ) {
+      const own = ownQuads(node);
+      const first = own.find((q) => q.predicate.value === FIRST);
+      const rest = own.find((q) => q.predicate.value === REST);
+      if (notInline.has(key(node)) || !referencedOnce(node) || seen.has(key(node)) || own.length !== 2 || !first || !rest) {
+        for (const passed of nodes) notInline.add(key(passed));
+        notInline.add(key(head));
+        return null;
+      }
+      seen.add(key(node));
+      nodes.push(node);
+      items.push(first.object);
+      node = rest.object;
+      if (walking.due(1)) await cooperation.pause();
+    }
+    if (items.length <= MAX_INLINE_LIST_ITEMS) return null;
+    for (const node of nodes) written.add(key(node));
+    const parts: string[] = [];
+    for (let from = 0; from < items.length; from += MAX_INLINE_LIST_ITEMS) {
+      parts.push(listContents(items.slice(from, from + MAX_INLINE_LIST_ITEMS).map((item) => render(item, 2))));
+      await cooperation.pause();
+    }
+    return new SerializedTerm(`(${parts.join(' ')})`);
+  };
+
   const render = (term: Term, depth: number): Term => {
     if (term.termType === 'NamedNode' && term.value === NIL) return writer.list([]) as unknown as Term;
     if (!referencedOnce(term) || written.has(key(term)) || depth > MAX_INLINE_DEPTH) return term;
@@ -101,7 +145,8 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const writeSubject = async (subject: Term) => {
     written.add(key(subject));
     for (const q of ownQuads(subject)) {
-      writer.addQuad(subject as Quad['subject'], q.predicate, render(q.object, 1) as Quad['object']);
+      const object = (await longList(q.object)) ?? render(q.object, 1);
+      writer.addQuad(subject as Quad['subject'], q.predicate, object as Quad['object']);
       if (writing.due(1)) await cooperation.pause();
     }
   };
