@@ -56,10 +56,17 @@ export interface Platform {
   sharedState?: SharedState;
   /**
    * Loads the ActivityPub federation (`src/activitypub/federation.ts`, on fedify) for `--activitypub`. A
-   * capability because fedify 1.5's npm build brings a Deno shim of Node's built-ins that the Workers
-   * bundle cannot resolve: the runtimes that can hold it import it. Absent: `--activitypub` is refused at startup.
+   * capability because fedify needs help from the runtime's build (the Workers bundle replaces its Deno
+   * shim, see wrangler.toml): each runtime imports it. Absent: `--activitypub` is refused at startup.
    */
   activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
+  /**
+   * Where queued work (ActivityPub deliveries and their retries) runs when not in a loop of the app's own:
+   * the runtime calls `App.runDue()` once `inMs` have passed (Workers: the shared-state Durable Object's
+   * alarm, as an isolate's timers end with its request). Absent: the app works its queues itself, with
+   * timers (Node, Deno, Bun).
+   */
+  scheduleDue?(inMs: number): void;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

@@ -8,8 +8,16 @@ declare module 'cloudflare:workers' {
     exec<Row extends Record<string, string | number | null>>(query: string, ...bindings: (string | number | null)[]): { toArray(): Row[]; one(): Row };
   }
 
+  export interface DurableObjectStorage {
+    readonly sql: SqlStorage;
+    /** The time (ms since the epoch) the object's `alarm()` is set for, or null. */
+    getAlarm(): Promise<number | null>;
+    /** Sets the one alarm of the object (replacing an earlier one); it survives the object's eviction. */
+    setAlarm(scheduledTime: number): Promise<void>;
+  }
+
   export interface DurableObjectState {
-    readonly storage: { readonly sql: SqlStorage };
+    readonly storage: DurableObjectStorage;
   }
 
   /** Base class of Durable Objects whose public methods are callable over a stub (JS RPC). */
@@ -18,6 +26,7 @@ declare module 'cloudflare:workers' {
     protected readonly env: Env;
     constructor(ctx: DurableObjectState, env: Env);
     fetch?(request: Request): Response | Promise<Response>;
+    alarm?(): void | Promise<void>;
   }
 
   /** Keeps the current request's context alive until `promise` settles, after its response went out. */

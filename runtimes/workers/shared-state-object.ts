@@ -12,11 +12,13 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import type { WorkerEnv } from './config.ts';
 import { DurableSharedState } from './durable-shared-state.ts';
-import { buildWorkerApp } from './worker-app.ts';
+import { buildWorkerApp, log } from './worker-app.ts';
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const CLOSE_TOO_BIG = 1009;
+/** When a pass over the queued work failed (the storage did not answer), the next alarm comes after this. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
 
 /** The server end of a workerd WebSocketPair. */
 interface WorkerSocket {
@@ -85,10 +87,35 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     return this.#state.publish(channel, message);
   }
 
+  /** Queued work is due in `inMs` (Platform.scheduleDue): the alarm is brought forward if it is set later, or not at all. */
+  async scheduleDue(inMs: number): Promise<void> {
+    const at = Date.now() + Math.max(0, inMs);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Does the app's due work (ActivityPub deliveries and their retries), then sets the alarm for the next. */
+  async alarm(): Promise<void> {
+    const app = this.#built();
+    if (app instanceof ConfigError || !app.runDue) return;
+    let next: number | null;
+    try {
+      next = await app.runDue();
+    } catch (error) {
+      // The storage failed mid-pass: what was not done stays queued for the next alarm.
+      log(`svc: queued work failed, trying again in ${RETRY_AFTER_FAILURE_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
+      next = RETRY_AFTER_FAILURE_MS;
+    }
+    if (next !== null) await this.scheduleDue(next);
+  }
+
+  #built(): App | ConfigError {
+    return (this.#app ??= buildWorkerApp(this.env, this.#state, (inMs) => void this.scheduleDue(inMs)));
+  }
+
   /** A WebSocket upgrade request forwarded by an isolate. */
   async fetch(request: Request): Promise<Response> {
-    this.#app ??= buildWorkerApp(this.env, this.#state);
-    const app = this.#app;
+    const app = this.#built();
     if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     // The app hears the isolates' changes from its start on: it must have started before a socket listens.
     await app.init();

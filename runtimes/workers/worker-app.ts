@@ -22,8 +22,11 @@ export function log(line: string): void {
   console.log(line);
 }
 
-/** Builds the app, or returns the configuration error (reported on every request by the caller). */
-export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined): App | ConfigError {
+/**
+ * Builds the app, or returns the configuration error (reported on every request by the caller).
+ * `scheduleDue`: how queued work reaches the Durable Object's alarm (see Platform.scheduleDue).
+ */
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, scheduleDue?: (inMs: number) => void): App | ConfigError {
   // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
   for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
@@ -36,6 +39,9 @@ export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefi
       now: () => Date.now(),
       fetch: workersOutboundFetch(config.allowPrivateFetch),
       ...(sharedState && { sharedState }),
+      ...(scheduleDue && { scheduleDue }),
+      // fedify is evaluated on the first call only (the bundle holds it, see wrangler.toml).
+      activityPub: () => import('../../src/activitypub/federation.ts'),
     };
     return createApp(config, platform);
   } catch (error) {

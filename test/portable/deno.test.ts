@@ -1,4 +1,6 @@
-import { startDeno } from './servers.ts';
+import { describePortableActivityPub } from './activitypub-suite.ts';
+import { startDeno, startExtraRuntime } from './servers.ts';
 import { describePortable } from './suite.ts';
 
 describePortable('deno', startDeno);
+describePortableActivityPub('deno', (options) => startExtraRuntime('deno', [], options));

@@ -1,4 +1,6 @@
+import { describePortableActivityPub } from './activitypub-suite.ts';
 import { startNode } from './servers.ts';
 import { describePortable } from './suite.ts';
 
 describePortable('node', startNode);
+describePortableActivityPub('node', (options) => startNode(process.execPath, options));

@@ -1,4 +1,6 @@
+import { describePortableActivityPub } from './activitypub-suite.ts';
 import { startWorkers } from './servers.ts';
 import { describePortable } from './suite.ts';
 
 describePortable('workers', startWorkers);
+describePortableActivityPub('workers', startWorkers);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
 import { measurePodUsage } from '../../src/quota/record.ts';
 import { Inbox } from '../notifications/support.ts';
-import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, type WorkerBundle, WORKER_COMPATIBILITY } from '../support/worker-bundle.ts';
 import { form, logIn, PASSWORD } from '../idp/support.ts';
 
 const BASE = 'http://pod.test';
@@ -30,7 +30,7 @@ function startIsolates(vars: Record<string, string>): Miniflare {
     modules: true,
     scriptPath: bundle.script,
     modulesRoot: bundle.outdir,
-    compatibilityDate: '2026-04-26',
+    ...WORKER_COMPATIBILITY,
     r2Buckets: ['PODS'],
     bindings: { SVC_QUIET: 'true', SVC_BASE_URL: BASE, ...vars },
   };

@@ -1,10 +1,19 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+
+const WRANGLER_TOML = readFileSync(join(import.meta.dirname, '..', '..', 'wrangler.toml'), 'utf8');
+
+/** The compatibility date and flags of wrangler.toml, for Miniflare to run the bundle as Cloudflare would. */
+export const WORKER_COMPATIBILITY = {
+  compatibilityDate: /^compatibility_date = "([^"]+)"/m.exec(WRANGLER_TOML)![1]!,
+  compatibilityFlags: [...(/^compatibility_flags = \[([^\]]*)\]/m.exec(WRANGLER_TOML)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]!),
+};
 
 /** The Worker as `wrangler deploy` would upload it (runtimes/workers bundled by `wrangler deploy --dry-run`). */
 export interface WorkerBundle {
