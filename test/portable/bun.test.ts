@@ -1,6 +1,8 @@
 import { describePortableActivityPub } from './activitypub-suite.ts';
+import { describePortableNotifications } from './notifications-suite.ts';
 import { startBun, startExtraRuntime } from './servers.ts';
 import { describePortable } from './suite.ts';
 
 describePortable('bun', startBun);
 describePortableActivityPub('bun', (options) => startExtraRuntime('bun', [], options));
+describePortableNotifications('bun', (options) => startExtraRuntime('bun', [], options), true);

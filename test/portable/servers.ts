@@ -140,11 +140,16 @@ function entryArgs(runtime: ExtraRuntime, options: string[]): string[] {
   return ['run', '--no-lock', ...permissions, 'runtimes/deno/main.ts', ...options];
 }
 
-/** Starts the Deno or Bun entry point on a free loopback port with a fresh data directory. */
+/**
+ * Starts the Deno or Bun entry point on a free loopback port with a fresh data directory, or on the one
+ * `options` name with `-r`, which then outlives the process.
+ */
 export async function startExtraRuntime(runtime: ExtraRuntime, options: string[] = [], env: Readonly<Record<string, string>> = PORTABLE_OPTIONS): Promise<RunningTarget & { root: string }> {
-  const root = await mkdtemp(join(tmpdir(), `svc-${runtime}-`));
-  const args = entryArgs(runtime, ['-p', '0', '-h', '127.0.0.1', '-r', root, ...options]);
-  return { ...(await startProcess(extraRuntime(runtime), args, { ...env, NO_COLOR: '1' }, SVC_LISTENING, root)), root };
+  const scratch = await mkdtemp(join(tmpdir(), `svc-${runtime}-`));
+  const given = options.findIndex((word) => word === '-r' || word === '--root');
+  const root = given === -1 ? scratch : options[given + 1]!;
+  const args = entryArgs(runtime, ['-p', '0', '-h', '127.0.0.1', ...(given === -1 ? ['-r', root] : []), ...options]);
+  return { ...(await startProcess(extraRuntime(runtime), args, { ...env, NO_COLOR: '1' }, SVC_LISTENING, scratch)), root };
 }
 
 /** Runs the Deno or Bun entry point expecting it to stop by itself (a refused option); gives its exit code and output. */

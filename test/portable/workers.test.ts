@@ -1,6 +1,8 @@
 import { describePortableActivityPub } from './activitypub-suite.ts';
+import { describePortableNotifications } from './notifications-suite.ts';
 import { startWorkers } from './servers.ts';
 import { describePortable } from './suite.ts';
 
 describePortable('workers', startWorkers);
 describePortableActivityPub('workers', startWorkers);
+describePortableNotifications('workers', startWorkers, false);
