@@ -2,6 +2,7 @@ import type { SignatureVerifierFactory } from './auth/solid-oidc/signature.ts';
 import type { SharedState } from './cluster/shared-state.ts';
 import type { DocumentStore } from './docdb/store.ts';
 import type { GitBackend } from './git/backend.ts';
+import type { EventArchive } from './nostr/relay.ts';
 import type { StorageDriver } from './storage/types.ts';
 
 /** Everything the core needs from the runtime it runs on. `src/` asks; `runtimes/*` supply. */
@@ -67,6 +68,12 @@ export interface Platform {
    * timers (Node, Deno, Bun).
    */
   scheduleDue?(inMs: number): void;
+  /**
+   * Where the Nostr relay keeps its events when the runtime has a store of its own for them (Workers: the
+   * shared-state Durable Object's SQLite, which outlives the object's eviction). Absent: memory, or the
+   * resource storage with `--nostr-persist`.
+   */
+  nostrArchive?: EventArchive;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

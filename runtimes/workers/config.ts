@@ -68,10 +68,10 @@ export function workerConfig(env: WorkerEnv): Config {
       `SVC_ACTIVITYPUB (--activitypub) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): its alarm sends the queued deliveries and their retries, since an isolate's timers end with its request. Bind it, or remove SVC_ACTIVITYPUB.`,
     );
   }
-  // The relay's own index of events and its subscriptions are in-process; only WebSockets moved to the Durable Object.
-  if (config.nostr) {
+  // The relay's sockets and events live in the object (hibernating sockets, events in its SQLite storage).
+  if (config.nostr && !isDurableObjectNamespace(env[SHARED_BINDING])) {
     throw new ConfigError(
-      'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which an isolate is not, and the shared-state Durable Object holds notification sockets only (see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
+      `SVC_NOSTR (--nostr) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the relay's WebSockets and keeps its events in its SQLite storage, since an isolate keeps nothing between requests. Bind it, or remove SVC_NOSTR.`,
     );
   }
   // Workers share state through Cloudflare's own bindings, not a TCP client (see docs/scale-out.md).

@@ -20,7 +20,7 @@ let app: App | ConfigError | undefined;
 function buildIsolateApp(env: WorkerEnv): App | ConfigError {
   const namespace = env[SHARED_BINDING];
   if (!isDurableObjectNamespace(namespace)) return buildWorkerApp(env, undefined);
-  return buildWorkerApp(env, durableObjectSharedState(namespace), durableObjectScheduler(namespace, log));
+  return buildWorkerApp(env, durableObjectSharedState(namespace), { scheduleDue: durableObjectScheduler(namespace, log) });
 }
 
 function isWebSocketRequest(request: Request): boolean {

@@ -23,10 +23,11 @@ export function log(line: string): void {
 }
 
 /**
- * Builds the app, or returns the configuration error (reported on every request by the caller).
- * `scheduleDue`: how queued work reaches the Durable Object's alarm (see Platform.scheduleDue).
+ * Builds the app, or returns the configuration error (reported on every request by the caller). `extras`:
+ * what the isolates or the Durable Object add to the platform (how queued work reaches the object's alarm,
+ * the relay's store of events in the object).
  */
-export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, scheduleDue?: (inMs: number) => void): App | ConfigError {
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, extras: Pick<Platform, 'scheduleDue' | 'nostrArchive'> = {}): App | ConfigError {
   // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
   for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
@@ -39,7 +40,7 @@ export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefi
       now: () => Date.now(),
       fetch: workersOutboundFetch(config.allowPrivateFetch),
       ...(sharedState && { sharedState }),
-      ...(scheduleDue && { scheduleDue }),
+      ...extras,
       // fedify is evaluated on the first call only (the bundle holds it, see wrangler.toml).
       activityPub: () => import('../../src/activitypub/federation.ts'),
     };

@@ -30,11 +30,35 @@ export interface ConnectionDeps {
   log(line: string): void;
 }
 
-export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps): SocketHandlers {
+/**
+ * What a connection needs to carry on where the runtime let its process go (`SocketLike.remember`): its
+ * challenge, the keys it proved, and each open subscription's filters as the client sent them.
+ */
+export interface ConnectionState {
+  challenge: string;
+  authenticated: string[];
+  subscriptions: Array<[id: string, filters: unknown[]]>;
+}
+
+/**
+ * Opens a connection, or carries one on from `resumed` (then it does not send its AUTH challenge again).
+ * Where the socket can `remember`, each change of the state is handed to it.
+ */
+export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps, resumed?: ConnectionState): SocketHandlers {
   const subscriptions = new Map<string, readonly Filter[]>();
-  const challenge = newChallenge();
+  /** The filters of each subscription as received, for `remember`. */
+  const received = new Map<string, unknown[]>();
+  const challenge = resumed?.challenge ?? newChallenge();
   /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
-  const authenticated = new Set<string>();
+  const authenticated = new Set<string>(resumed?.authenticated);
+  const remember = socket.remember ? () => socket.remember!({ challenge, authenticated: [...authenticated], subscriptions: [...received] } satisfies ConnectionState) : () => {};
+  for (const [id, raw] of resumed?.subscriptions ?? []) {
+    const filters = raw.map((value) => parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit }));
+    if (filters.every((filter): filter is Filter => typeof filter !== 'string')) {
+      subscriptions.set(id, filters);
+      received.set(id, raw);
+    }
+  }
   const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
   const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
   const notice = (text: string) => send(['NOTICE', text]);
@@ -81,6 +105,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     const problem = authProblem(event, challenge, url, relay.nowSeconds());
     if (problem) return reply(false, `invalid: ${problem}`);
     authenticated.add(event.pubkey);
+    remember();
     reply(true, '');
   }
 
@@ -89,7 +114,10 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
     // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
     const close = (reason: string) => {
-      subscriptions.delete(id);
+      if (subscriptions.delete(id)) {
+        received.delete(id);
+        remember();
+      }
       send(['CLOSED', id, reason]);
     };
     if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
@@ -110,13 +138,18 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     }
     // A REQ with an id already open replaces that subscription (NIP-01).
     subscriptions.set(id, filters);
+    received.set(id, raw);
+    remember();
     for (const event of relay.query(filters)) if (readableBy(event, authenticated)) send(['EVENT', id, event]);
     send(['EOSE', id]);
   }
 
   function onClose(message: unknown[]): void {
     if (message.length !== 2 || typeof message[1] !== 'string') return notice('invalid: CLOSE takes a subscription id: ["CLOSE", <id>]');
-    subscriptions.delete(message[1]);
+    if (subscriptions.delete(message[1])) {
+      received.delete(message[1]);
+      remember();
+    }
   }
 
   function onMessage(text: string | null): void | Promise<void> {
@@ -143,7 +176,10 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     }
   }
 
-  send(['AUTH', challenge]);
+  if (!resumed) {
+    remember();
+    send(['AUTH', challenge]);
+  }
 
   const failed = (error: unknown) => {
     log(`nostr: a message failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

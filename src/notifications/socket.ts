@@ -7,6 +7,11 @@ export interface SocketLike {
   close(code: number, reason: string): void;
   /** Bytes queued but not yet sent, when the runtime knows; readers that fall too far behind are closed. */
   readonly bufferedAmount?: number;
+  /**
+   * Present where the runtime may let the connection's process go while the socket stays open (a Durable
+   * Object's WebSocket hibernation): keeps what the connection needs to carry on (JSON), for `resume`.
+   */
+  remember?(state: unknown): void;
 }
 
 /** What the runtime calls when something arrives on an accepted socket. */
@@ -17,8 +22,12 @@ export interface SocketHandlers {
   closed(): void;
 }
 
-/** The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake) or refuse. */
-export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers } | { refuse: Response };
+/**
+ * The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake) or
+ * refuse. `resume`, where the endpoint offers it: carries on a connection the runtime let go of (hibernation)
+ * from the state it last `remember`ed, without greeting the client again.
+ */
+export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers; resume?(socket: SocketLike, state: unknown): SocketHandlers } | { refuse: Response };
 
 /** Sockets whose unsent backlog passes this are closed: a slow reader must not make the server hold memory. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -173,7 +173,7 @@ describe('Worker configuration', () => {
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
     ['s3 storage (R2 is the native path)', { SVC_STORAGE: 's3' }, /SVC_STORAGE=s3.*workers runtime.*R2/],
     ['WebSocket notifications without the Durable Object', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
-    ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
+    ['the Nostr relay without the Durable Object', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\) on the workers runtime needs the shared-state Durable Object bound as SHARED.*holds the relay's WebSockets and keeps its events in its SQLite storage/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
     ['single-user mode without its secret', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\) on the workers runtime needs SVC_SINGLE_USER_SECRET: a Worker has no startup output to print the owner token to/],
     ['ActivityPub without the Durable Object', { SVC_ACTIVITYPUB: 'true', SVC_SINGLE_USER: 'true', SVC_SINGLE_USER_NAME: '', SVC_SINGLE_USER_SECRET: 'x'.repeat(32) }, /SVC_ACTIVITYPUB \(--activitypub\) on the workers runtime needs the shared-state Durable Object bound as SHARED.*its alarm sends the queued deliveries/],
