@@ -179,6 +179,10 @@ describe('Worker configuration', () => {
     ['ActivityPub without the Durable Object', { SVC_ACTIVITYPUB: 'true', SVC_SINGLE_USER: 'true', SVC_SINGLE_USER_NAME: '', SVC_SINGLE_USER_SECRET: 'x'.repeat(32) }, /SVC_ACTIVITYPUB \(--activitypub\) on the workers runtime needs the shared-state Durable Object bound as SHARED.*its alarm sends the queued deliveries/],
     ['live reload without the Durable Object', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the local data browser', { SVC_DATABROWSER: 'true' }, /--databrowser serves .*workers runtime.*--databrowser-cdn/],
+    ['the document database', { SVC_DOCDB: 'true' }, /--docdb needs a document database driver, which the workers runtime does not load \(the MongoDB driver speaks to the database over TCP\)/],
+    ['Redis', { SVC_REDIS_URL: 'redis://127.0.0.1:6379' }, /SVC_REDIS_URL \(--redis-url\) is not available on the workers runtime: a Worker cannot hold a Redis connection/],
+    ['git', { SVC_GIT: 'true' }, /--git needs git's http-backend run on the files of the pods, which the workers runtime/],
+    ['WebID-TLS', { SVC_WEBID_TLS: 'true' }, /--webid-tls needs each request's TLS client certificate, and Cloudflare terminates TLS before the Worker/],
   ];
   for (const [what, vars, message] of refusals) {
     it(`refuses ${what} with a message naming the runtime and the option`, async () => {
