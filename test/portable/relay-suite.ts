@@ -4,40 +4,18 @@
  * The NIPs the relay implements (01, 09, 11, 40, 42) and its limits, over a real WebSocket.
  */
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
-import type { Filter } from 'nostr-tools/filter';
 import { finalizeEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { NostrEvent } from '../../src/nostr/event.ts';
-import { Author } from '../nostr/support.ts';
+import { Author, CLIENT_TIMEOUT_MS, plain, query } from '../nostr/support.ts';
 import type { RunningTarget } from './suite.ts';
 
 useWebSocketImplementation(WebSocket);
 
-export const RELAY_OPTIONS: Readonly<Record<string, string>> = { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true' };
-
-/** Generous for a loaded machine: these bound waits, they are not what the tests measure. */
-const CLIENT_TIMEOUT_MS = 20_000;
 const now = () => Math.floor(Date.now() / 1000);
 
-/** The event as the relay sent it, without the mark nostr-tools adds to what it verified. */
-const plain = (event: object) => JSON.parse(JSON.stringify(event)) as NostrEvent;
-
-/** The stored events a REQ returns, up to EOSE. */
-export function query(relay: Relay, filters: Filter[]): Promise<NostrEvent[]> {
-  return new Promise((resolve, reject) => {
-    const events: NostrEvent[] = [];
-    const subscription = relay.subscribe(filters, {
-      eoseTimeout: CLIENT_TIMEOUT_MS,
-      onevent: (event) => events.push(plain(event)),
-      oneose: () => {
-        resolve(events);
-        subscription.close();
-      },
-      onclose: (reason) => reject(new Error(`subscription closed: ${reason}`)),
-    });
-  });
-}
+export const RELAY_OPTIONS: Readonly<Record<string, string>> = { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true' };
 
 /** Registers the relay cases for one runtime; `start` launches it with the given options. */
 export function describePortableRelay(runtime: string, start: (options: Readonly<Record<string, string>>) => Promise<RunningTarget>): void {

@@ -11,9 +11,8 @@ import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { NostrEvent } from '../../src/nostr/event.ts';
-import { Author } from '../nostr/support.ts';
-import { query } from '../portable/relay-suite.ts';
-import { buildWorkerBundle, WORKER_COMPATIBILITY, type WorkerBundle } from '../support/worker-bundle.ts';
+import { Author, query } from '../nostr/support.ts';
+import { buildWorkerBundle, isolatesSharingTheObject, type WorkerBundle } from '../support/worker-bundle.ts';
 
 useWebSocketImplementation(WebSocket);
 
@@ -28,23 +27,12 @@ let output = '';
 
 beforeAll(async () => {
   bundle = await buildWorkerBundle();
-  const common = {
-    modules: true,
-    scriptPath: bundle.script,
-    modulesRoot: bundle.outdir,
-    ...WORKER_COMPATIBILITY,
-    r2Buckets: ['PODS'],
-    bindings: { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true' },
-  };
   mf = new Miniflare({
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       stdout.on('data', (chunk: Buffer) => (output += chunk));
       stderr.on('data', (chunk: Buffer) => (output += chunk));
     },
-    workers: [
-      { name: 'first', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } } },
-      { name: 'second', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', scriptName: 'first', useSQLite: true } } },
-    ],
+    workers: isolatesSharingTheObject(bundle, { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true' }),
   });
   url = `${(await mf.ready).href.replace(/^http/, 'ws')}relay`;
 }, 120_000);

@@ -33,3 +33,15 @@ export async function buildWorkerBundle(entry?: string): Promise<WorkerBundle> {
   const main = entry ? entry.split('/').at(-1)!.replace(/\.ts$/, '.js') : 'index.js';
   return { script: join(outdir, main), outdir, remove: () => rm(outdir, { recursive: true, force: true }) };
 }
+
+/**
+ * Miniflare's `workers` for two isolates of the bundle with an R2 bucket (`PODS`) and the `SHARED` Durable
+ * Object, which the first defines and the second binds by `scriptName`, as isolates of one deployment share it.
+ */
+export function isolatesSharingTheObject(bundle: WorkerBundle, bindings: Record<string, string>) {
+  const common = { modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, ...WORKER_COMPATIBILITY, r2Buckets: ['PODS'], bindings };
+  return [
+    { name: 'first', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } } },
+    { name: 'second', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', scriptName: 'first', useSQLite: true } } },
+  ];
+}
