@@ -212,7 +212,7 @@ describe('SVC_ vars that name no option', () => {
       modules: true,
       scriptPath: script,
       modulesRoot: outdir,
-      compatibilityDate: '2026-04-26',
+      ...WORKER_COMPATIBILITY,
       bindings: { SVC_PUBLC: 'true', SVC_QUIET: 'true' },
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         stdout.on('data', (chunk: Buffer) => (output += chunk));
