@@ -11,6 +11,7 @@ const EXTRA_RUNTIME_TESTS = [
   'test/portable/node24.test.ts',
   'test/runtimes/deno-bun.test.ts',
   'test/runtimes/git-deno-bun.test.ts',
+  'test/runtimes/scale-out-deno-bun.test.ts',
   'test/runtimes/node-floor.test.ts',
 ];
 

@@ -40,6 +40,7 @@ import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { learnPodRootOf, rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
+import { OWNER_TOKEN_PATH, ownerSecretOf, ownerTokenHandler } from './pods/owner-token.ts';
 import { initPodQuota, reconcileAllPods } from './quota/record.ts';
 import { withQuotas } from './quota/with-quotas.ts';
 import { webfingerHandler } from './webfinger/webfinger.ts';
@@ -73,6 +74,11 @@ export interface App {
    * endpoint); `env` as for `fetch`, so the client's address counts against its share of sockets.
    */
   upgradeWebSocket?(request: Request, env?: unknown): Promise<UpgradeAnswer | null>;
+  /**
+   * Present when a feature queues work (`Platform.scheduleDue`): does what is due and answers in how many ms
+   * to call again (null: nothing is queued).
+   */
+  runDue?(): Promise<number | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
   singleUserPod?(): Promise<SingleUserPod>;
 }
@@ -83,6 +89,12 @@ export function quotaScopeOf(config: Config): QuotaScope {
     singlePod: config.singleUser ? (config.singleUserName === '' ? '/' : `/${config.singleUserName}/`) : null,
     chargedToSinglePod: FEATURES.filter((feature) => feature.enabled(config)).flatMap((feature) => feature.chargedToSinglePod?.(config) ?? []),
   });
+}
+
+/** Runs each feature's due work; the soonest of their next times. */
+async function runDue(work: readonly (() => Promise<number | null>)[]): Promise<number | null> {
+  const next = (await Promise.all(work.map((run) => run()))).filter((ms): ms is number => ms !== null);
+  return next.length > 0 ? Math.min(...next) : null;
 }
 
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
@@ -228,6 +240,11 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     if (podHosts?.roleOf(new URL(c.req.url).hostname).kind === 'pod') return next();
     return createPodRequest(c.req.raw);
   });
+  const ownerSecret = ownerSecretOf(config);
+  if (ownerSecret) {
+    const ownerToken = ownerTokenHandler({ ...podDeps, secret: ownerSecret, pod: () => init().then(() => singleUserPod!) });
+    app.post(OWNER_TOKEN_PATH, (c) => ownerToken(c.req.raw));
+  }
   const webfingerLinks = features.flatMap((parts) => (parts.webfinger ? [parts.webfinger] : []));
   const webfinger = webfingerHandler({ storage: platform.storage, config, links: webfingerLinks });
   app.get('/.well-known/webfinger', (c) => webfinger(c.req.raw));
@@ -307,6 +324,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return null;
   };
 
+  const dueWork = features.flatMap((parts) => (parts.runDue ? [parts.runDue] : []));
   const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,
@@ -319,6 +337,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     },
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
     ...(upgrades.length > 0 && { upgradeWebSocket }),
+    ...(dueWork.length > 0 && { runDue: () => init().then(() => runDue(dueWork)) }),
   };
   return servedAtBaseUrl(config, served, log);
 }

@@ -2,6 +2,7 @@ import type { SignatureVerifierFactory } from './auth/solid-oidc/signature.ts';
 import type { SharedState } from './cluster/shared-state.ts';
 import type { DocumentStore } from './docdb/store.ts';
 import type { GitBackend } from './git/backend.ts';
+import type { EventArchive } from './nostr/relay.ts';
 import type { StorageDriver } from './storage/types.ts';
 
 /** Everything the core needs from the runtime it runs on. `src/` asks; `runtimes/*` supply. */
@@ -58,10 +59,23 @@ export interface Platform {
   sharedState?: SharedState;
   /**
    * Loads the ActivityPub federation (`src/activitypub/federation.ts`, on fedify) for `--activitypub`. A
-   * capability because fedify 1.5's npm build brings a Deno shim of Node's built-ins that the Workers
-   * bundle cannot resolve: the runtimes that can hold it import it. Absent: `--activitypub` is refused at startup.
+   * capability because fedify needs help from the runtime's build (the Workers bundle replaces its Deno
+   * shim, see wrangler.toml): each runtime imports it. Absent: `--activitypub` is refused at startup.
    */
   activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
+  /**
+   * Where queued work (ActivityPub deliveries and their retries) runs when not in a loop of the app's own:
+   * the runtime calls `App.runDue()` once `inMs` have passed (Workers: the shared-state Durable Object's
+   * alarm, as an isolate's timers end with its request). Absent: the app works its queues itself, with
+   * timers (Node, Deno, Bun).
+   */
+  scheduleDue?(inMs: number): void;
+  /**
+   * Where the Nostr relay keeps its events when the runtime has a store of its own for them (Workers: the
+   * shared-state Durable Object's SQLite, which outlives the object's eviction). Absent: memory, or the
+   * resource storage with `--nostr-persist`.
+   */
+  nostrArchive?: EventArchive;
 }
 
 /** `fetch` with the outbound guard; it rejects with an `OutboundFetchRefused` for a refused target or limit. */

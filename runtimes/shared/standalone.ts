@@ -75,6 +75,8 @@ export async function prepareStandalone(
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
   const descriptors = descriptorLimit();
+  // The MongoDB driver runs through both runtimes' Node compatibility; it is loaded only with --docdb.
+  const documentStore = config.docdb ? await (await import('../node/docdb.ts')).openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
   const platform: Platform = {
     runtime,
     storage,
@@ -84,11 +86,14 @@ export async function prepareStandalone(
     // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
+    ...(documentStore && { documentStore }),
     ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
     ...(sharedState && { sharedState }),
     ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
-  const app = createApp(config, platform);
+  const created = createApp(config, platform);
+  // A clean stop closes the database connection after the storage, as `svc start` does.
+  const app: App = documentStore ? { ...created, close: () => created.close().finally(() => documentStore.close()) } : created;
   await app.init();
   return { config, app, storage, ...(tls && { tls }) };
 }

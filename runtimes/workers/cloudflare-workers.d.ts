@@ -8,8 +8,29 @@ declare module 'cloudflare:workers' {
     exec<Row extends Record<string, string | number | null>>(query: string, ...bindings: (string | number | null)[]): { toArray(): Row[]; one(): Row };
   }
 
+  export interface DurableObjectStorage {
+    readonly sql: SqlStorage;
+    /** The time (ms since the epoch) the object's `alarm()` is set for, or null. */
+    getAlarm(): Promise<number | null>;
+    /** Sets the one alarm of the object (replacing an earlier one); it survives the object's eviction. */
+    setAlarm(scheduledTime: number): Promise<void>;
+  }
+
+  /** The server end of a WebSocketPair accepted with `acceptWebSocket` (hibernation). */
+  export interface HibernatableWebSocket {
+    send(text: string): void;
+    close(code: number, reason: string): void;
+    /** Keeps a small structured-cloneable value with the socket through hibernation. */
+    serializeAttachment(value: unknown): void;
+    deserializeAttachment(): unknown;
+  }
+
   export interface DurableObjectState {
-    readonly storage: { readonly sql: SqlStorage };
+    readonly storage: DurableObjectStorage;
+    /** Accepts a socket whose events go to the object's `webSocketMessage`/`webSocketClose`/`webSocketError`, also after it hibernated. */
+    acceptWebSocket(socket: HibernatableWebSocket, tags?: string[]): void;
+    /** The sockets accepted with `acceptWebSocket` that are open, whichever instance of the object accepted them. */
+    getWebSockets(tag?: string): HibernatableWebSocket[];
   }
 
   /** Base class of Durable Objects whose public methods are callable over a stub (JS RPC). */
@@ -18,6 +39,10 @@ declare module 'cloudflare:workers' {
     protected readonly env: Env;
     constructor(ctx: DurableObjectState, env: Env);
     fetch?(request: Request): Response | Promise<Response>;
+    alarm?(): void | Promise<void>;
+    webSocketMessage?(socket: HibernatableWebSocket, message: string | ArrayBuffer): void | Promise<void>;
+    webSocketClose?(socket: HibernatableWebSocket, code: number, reason: string, wasClean: boolean): void | Promise<void>;
+    webSocketError?(socket: HibernatableWebSocket, error: unknown): void | Promise<void>;
   }
 
   /** Keeps the current request's context alive until `promise` settles, after its response went out. */

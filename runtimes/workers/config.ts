@@ -62,10 +62,16 @@ export function workerConfig(env: WorkerEnv): Config {
       `SVC_NOTIFICATIONS (--notifications) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the WebSockets, since an isolate cannot keep one open between requests. Bind it, or remove SVC_NOTIFICATIONS.`,
     );
   }
-  // The relay's own index of events and its subscriptions are in-process; only WebSockets moved to the Durable Object.
-  if (config.nostr) {
+  // Deliveries and their retries run on the object's alarm: without it nothing queued would ever be sent.
+  if (config.activitypub && !isDurableObjectNamespace(env[SHARED_BINDING])) {
     throw new ConfigError(
-      'SVC_NOSTR (--nostr) is not available on the workers runtime: the relay keeps its events and subscriptions in one process, which an isolate is not, and the shared-state Durable Object holds notification sockets only (see docs/nostr.md). Remove SVC_NOSTR, or run the relay on Node, Deno or Bun.',
+      `SVC_ACTIVITYPUB (--activitypub) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): its alarm sends the queued deliveries and their retries, since an isolate's timers end with its request. Bind it, or remove SVC_ACTIVITYPUB.`,
+    );
+  }
+  // The relay's sockets and events live in the object (hibernating sockets, events in its SQLite storage).
+  if (config.nostr && !isDurableObjectNamespace(env[SHARED_BINDING])) {
+    throw new ConfigError(
+      `SVC_NOSTR (--nostr) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the relay's WebSockets and keeps its events in its SQLite storage, since an isolate keeps nothing between requests. Bind it, or remove SVC_NOSTR.`,
     );
   }
   // Workers share state through Cloudflare's own bindings, not a TCP client (see docs/scale-out.md).
@@ -78,10 +84,12 @@ export function workerConfig(env: WorkerEnv): Config {
       `SVC_LIVE_RELOAD (--live-reload) on the workers runtime needs the shared-state Durable Object bound as ${SHARED_BINDING} (see wrangler.toml): it holds the pages' WebSockets, since an isolate cannot keep one open between requests. Bind it, or remove SVC_LIVE_RELOAD.`,
     );
   }
-  // The pod would be made on the first request with its owner's token printed nowhere, and a Worker has no
-  // `svc token` to mint another: nobody could ever write to it.
-  if (config.singleUser) {
-    throw new ConfigError('SVC_SINGLE_USER (--single-user) is not available on the workers runtime: the owner token is printed at startup, which a Worker does not have. Create the pod with POST /.pods instead.');
+  // The pod is made on the first request, and its owner's token printed nowhere a Worker's owner reads, with
+  // no `svc token` to mint another: the owner trades the secret for one instead.
+  if (config.singleUser && config.singleUserSecret === undefined) {
+    throw new ConfigError(
+      'SVC_SINGLE_USER (--single-user) on the workers runtime needs SVC_SINGLE_USER_SECRET: a Worker has no startup output to print the owner token to, nor `svc token`. Set a secret of at least 32 characters with `wrangler secret put SVC_SINGLE_USER_SECRET`, then get the owner token with `curl -X POST -H "Authorization: Bearer <secret>" https://<host>/.pods/owner-token` (see docs/runtimes.md).',
+    );
   }
   return config;
 }

@@ -5,21 +5,22 @@
  * bound as `SHARED`, the isolates share their state through it, and it holds the notification WebSockets.
  */
 import type { App } from '../../src/app.ts';
-import type { SharedState } from '../../src/cluster/shared-state.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import { isDurableObjectNamespace, SHARED_BINDING, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
-import { durableObjectSharedState, sharedObjectStub } from './shared-state-client.ts';
-import { buildWorkerApp } from './worker-app.ts';
+import { durableObjectScheduler, durableObjectSharedState, sharedObjectStub } from './shared-state-client.ts';
+import { buildWorkerApp, log } from './worker-app.ts';
 
 // workerd treats every named export of the main module as an entrypoint: a Durable Object class must be one.
 export { SharedStateObject } from './shared-state-object.ts';
 
 let app: App | ConfigError | undefined;
 
-function sharedStateOf(env: WorkerEnv): SharedState | undefined {
+/** The app of this isolate: with the `SHARED` object bound, it shares state through it, and the object's alarm works the queues. */
+function buildIsolateApp(env: WorkerEnv): App | ConfigError {
   const namespace = env[SHARED_BINDING];
-  return isDurableObjectNamespace(namespace) ? durableObjectSharedState(namespace) : undefined;
+  if (!isDurableObjectNamespace(namespace)) return buildWorkerApp(env, undefined);
+  return buildWorkerApp(env, durableObjectSharedState(namespace), { scheduleDue: durableObjectScheduler(namespace, log) });
 }
 
 function isWebSocketRequest(request: Request): boolean {
@@ -28,7 +29,7 @@ function isWebSocketRequest(request: Request): boolean {
 
 export default {
   fetch(request: Request, env: WorkerEnv, ctx: WorkerExecutionContext): Response | Promise<Response> {
-    app ??= buildWorkerApp(env, sharedStateOf(env));
+    app ??= buildIsolateApp(env);
     if (app instanceof ConfigError) {
       return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     }

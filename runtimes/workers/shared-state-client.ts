@@ -25,6 +25,7 @@ interface Stub {
   acquire(key: string, ttlMs: number, waitMs: number): Promise<string | null>;
   release(key: string, token: string): Promise<void>;
   publish(channel: string, message: string): Promise<void>;
+  scheduleDue(inMs: number): Promise<void>;
 }
 
 /** The stub of the shared object (a stub is no I/O object, but it is cheap: one per operation keeps requests apart). */
@@ -64,5 +65,18 @@ export function durableObjectSharedState(namespace: DurableObjectNamespaceLike):
       throw new Error('A Workers isolate cannot hear other isolates: only the shared-state Durable Object listens (see docs/scale-out.md).');
     },
     close: async () => {},
+  };
+}
+
+/**
+ * Platform.scheduleDue of an isolate: the object's alarm calls the app's `runDue` (deliveries queued through
+ * any isolate are made by the object). Not awaited by the caller; the request's context outlives the call.
+ */
+export function durableObjectScheduler(namespace: DurableObjectNamespaceLike, log: (line: string) => void): (inMs: number) => void {
+  return (inMs) => {
+    const told = sharedObjectStub<Stub>(namespace)
+      .scheduleDue(inMs)
+      .catch((error: unknown) => log(`svc: could not set the Durable Object's alarm for queued work: ${error instanceof Error ? error.message : String(error)}`));
+    waitUntil(told);
   };
 }

@@ -5,18 +5,22 @@
  * (same vars, same R2 bucket) with this object's own state as the shared state, so the changes isolates
  * publish reach its hub, and channels created through an isolate are found here.
  */
-import { DurableObject, type DurableObjectState } from 'cloudflare:workers';
+import { DurableObject, type DurableObjectState, type HibernatableWebSocket } from 'cloudflare:workers';
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import type { WorkerEnv } from './config.ts';
 import { DurableSharedState } from './durable-shared-state.ts';
-import { buildWorkerApp, connectingAddress } from './worker-app.ts';
+import { HibernatingSockets, isResumable } from './hibernating-sockets.ts';
+import { sqliteEventArchive } from './nostr-archive.ts';
+import { buildWorkerApp, connectingAddress, log } from './worker-app.ts';
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const CLOSE_TOO_BIG = 1009;
+/** When a pass over the queued work failed (the storage did not answer), the next alarm comes after this. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
 
 /** The server end of a workerd WebSocketPair. */
 interface WorkerSocket {
@@ -50,11 +54,13 @@ function runSocket(socket: WorkerSocket, answer: Extract<UpgradeAnswer, { accept
 
 export class SharedStateObject extends DurableObject<WorkerEnv> {
   readonly #state: DurableSharedState;
+  readonly #hibernating: HibernatingSockets;
   #app: App | ConfigError | undefined;
 
   constructor(ctx: DurableObjectState, env: WorkerEnv) {
     super(ctx, env);
     this.#state = new DurableSharedState(ctx.storage.sql);
+    this.#hibernating = new HibernatingSockets(ctx);
   }
 
   add(key: string, amount: number, options?: { ttlMs?: number; max?: number }) {
@@ -85,18 +91,72 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     return this.#state.publish(channel, message);
   }
 
+  /** Queued work is due in `inMs` (Platform.scheduleDue): the alarm is brought forward if it is set later, or not at all. */
+  async scheduleDue(inMs: number): Promise<void> {
+    const at = Date.now() + Math.max(0, inMs);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Does the app's due work (ActivityPub deliveries and their retries), then sets the alarm for the next. */
+  async alarm(): Promise<void> {
+    const app = await this.#started();
+    if (app instanceof ConfigError || !app.runDue) return;
+    let next: number | null;
+    try {
+      next = await app.runDue();
+    } catch (error) {
+      // The storage failed mid-pass: what was not done stays queued for the next alarm.
+      log(`svc: queued work failed, trying again in ${RETRY_AFTER_FAILURE_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
+      next = RETRY_AFTER_FAILURE_MS;
+    }
+    if (next !== null) await this.scheduleDue(next);
+  }
+
+  #built(): App | ConfigError {
+    return (this.#app ??= buildWorkerApp(this.env, this.#state, {
+      scheduleDue: (inMs) => void this.scheduleDue(inMs),
+      nostrArchive: sqliteEventArchive(this.ctx.storage.sql),
+      clientAddress: connectingAddress,
+    }));
+  }
+
+  /** The app, started, with the sockets that outlived an earlier instance of the object carried on. */
+  async #started(): Promise<App | ConfigError> {
+    const app = this.#built();
+    if (app instanceof ConfigError) return app;
+    await app.init();
+    await this.#hibernating.resumeAll(app);
+    return app;
+  }
+
+  async webSocketMessage(socket: HibernatableWebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.#started();
+    await this.#hibernating.message(socket, message);
+  }
+
+  async webSocketClose(socket: HibernatableWebSocket): Promise<void> {
+    await this.#started();
+    this.#hibernating.closed(socket);
+  }
+
+  async webSocketError(socket: HibernatableWebSocket): Promise<void> {
+    await this.#started();
+    this.#hibernating.closed(socket);
+  }
+
   /** A WebSocket upgrade request forwarded by an isolate. */
   async fetch(request: Request): Promise<Response> {
-    this.#app ??= buildWorkerApp(this.env, this.#state, connectingAddress);
-    const app = this.#app;
-    if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     // The app hears the isolates' changes from its start on: it must have started before a socket listens.
-    await app.init();
+    const app = await this.#started();
+    if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
     const answer = await app.upgradeWebSocket?.(request);
     if (!answer) return problemResponse(404, 'There is no WebSocket endpoint at this URL.', { type: 'not-found' });
     if ('refuse' in answer) return answer.refuse;
     const pair = new WebSocketPair();
-    runSocket(pair[1], answer);
+    // The relay's connections carry on through hibernation; the others keep the object in memory while open.
+    if (isResumable(answer)) this.#hibernating.accept(pair[1] as unknown as HibernatableWebSocket, answer, request);
+    else runSocket(pair[1], answer);
     // Like the other transports, agree to the client's first subprotocol (solid-0.1 clients require the echo).
     const protocol = request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim();
     return new Response(null, { status: 101, webSocket: pair[0], ...(protocol && { headers: { 'Sec-WebSocket-Protocol': protocol } }) } as ResponseInit);

@@ -23,16 +23,19 @@ export function log(line: string): void {
 }
 
 /**
+/**
  * The client's address as Cloudflare's edge states it on every request (`CF-Connecting-IP`, which a client
  * cannot set). Only the Durable Object that holds the WebSockets uses it, for their per-address budget.
  */
 export const connectingAddress = (request: Request): string | undefined => request.headers.get('cf-connecting-ip') ?? undefined;
 
 /**
- * Builds the app, or returns the configuration error (reported on every request by the caller). `clientAddress`:
- * where the app reads a request's address from (the isolates' apps take none, see docs/scale-out.md).
+ * Builds the app, or returns the configuration error (reported on every request by the caller). `extras`:
+ * what the isolates or the Durable Object add to the platform (how queued work reaches the object's alarm,
+ * the relay's store of events in the object, where the object reads a request's address from: the isolates'
+ * apps take none, see docs/scale-out.md).
  */
-export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, clientAddress?: (request: Request) => string | undefined): App | ConfigError {
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, extras: Pick<Platform, 'scheduleDue' | 'nostrArchive' | 'clientAddress'> = {}): App | ConfigError {
   // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
   for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
@@ -45,7 +48,9 @@ export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefi
       now: () => Date.now(),
       fetch: workersOutboundFetch(config.allowPrivateFetch),
       ...(sharedState && { sharedState }),
-      ...(clientAddress && { clientAddress }),
+      ...extras,
+      // fedify is evaluated on the first call only (the bundle holds it, see wrangler.toml).
+      activityPub: () => import('../../src/activitypub/federation.ts'),
     };
     return createApp(config, platform);
   } catch (error) {

@@ -50,9 +50,9 @@ export class Delivery {
     return this.#queue.listen((job: DeliveryJob) => this.#deliver(job), { signal });
   }
 
-  /** Makes one pass over the deliveries due now. */
-  async deliverDue(): Promise<void> {
-    await this.#queue.handleDue((job: DeliveryJob) => this.#deliver(job));
+  /** Makes one pass over the deliveries due now; answers in how many ms the next is due (null: none is queued). */
+  deliverDue(): Promise<number | null> {
+    return this.#queue.handleDue((job: DeliveryJob) => this.#deliver(job));
   }
 
   async #deliver(job: DeliveryJob): Promise<HandlerOutcome> {

@@ -104,13 +104,26 @@ export const activitypubFeature: Feature = {
         account.podPath === '/' ? [{ rel: 'self', type: 'application/activity+json', href: account.origin + ACTOR }] : [],
       async init() {
         const { createActivityPub } = await loadFederation();
-        activityPub = await createActivityPub({ config, storage: platform.storage, fetch: outboundFetch, now, log, publish, ...(platform.sharedState && { sharedState: platform.sharedState }) });
+        const schedule = platform.scheduleDue?.bind(platform);
+        activityPub = await createActivityPub({
+          config,
+          storage: platform.storage,
+          fetch: outboundFetch,
+          now,
+          log,
+          publish,
+          ...(platform.sharedState && { sharedState: platform.sharedState }),
+          ...(schedule && { schedule }),
+        });
         social.provide(activityPub.social);
+        // The runtime works the queue (runDue below) where the app cannot keep a loop of its own.
+        if (schedule) return;
         delivering = activityPub.deliver(stopDelivery.signal).then(
           () => log('activitypub: delivery queue stopped'),
           (error: unknown) => log(`activitypub: delivery stopped: ${error instanceof Error ? error.message : String(error)}`),
         );
       },
+      runDue: () => activityPub!.deliverDue(),
       async close() {
         stopDelivery.abort();
         await delivering;

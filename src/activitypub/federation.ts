@@ -50,6 +50,8 @@ export interface ActivityPubDeps {
   publish(changes: readonly Change[]): void;
   /** With several instances on one data directory (`--redis-url`): each queued delivery is made by one of them. */
   sharedState?: SharedState;
+  /** Where the runtime works the delivery queue (`Platform.scheduleDue`): told of each delivery queued. */
+  schedule?(dueInMs: number): void;
 }
 
 export interface ActivityPub {
@@ -58,6 +60,8 @@ export interface ActivityPub {
   social(origin: string): Social;
   /** Runs the delivery queue until the signal aborts. */
   deliver(signal: AbortSignal): Promise<void>;
+  /** Makes the deliveries due now; answers in how many ms the next is due (null: none is queued). */
+  deliverDue(): Promise<number | null>;
 }
 
 const ALSO_KNOWN_AS_NOSTR = 'did:nostr:';
@@ -74,7 +78,7 @@ function nextCursor(offset: number, total: number): string | null {
 export async function createActivityPub(deps: ActivityPubDeps): Promise<ActivityPub> {
   const { config, storage, now, log } = deps;
   const keys = await loadOrCreateActorKeys(storage, now);
-  const queue = new StorageMessageQueue(storage, now, log, { ...(deps.sharedState && { shared: deps.sharedState }) });
+  const queue = new StorageMessageQueue(storage, now, log, { ...(deps.sharedState && { shared: deps.sharedState }), ...(deps.schedule && { schedule: deps.schedule }) });
   const delivery = new Delivery({ queue, fetch: deps.fetch, privateKey: () => keys.privateKey, log });
   const socialDeps: SocialDeps = { storage, delivery, fetch: deps.fetch, now, publish: deps.publish };
   const documentLoader = guardedDocumentLoader(deps.fetch);
@@ -215,5 +219,6 @@ export async function createActivityPub(deps: ActivityPubDeps): Promise<Activity
     federation,
     social: (origin) => socialOf(federation.createContext(new URL(origin))),
     deliver: (signal) => delivery.listen(signal),
+    deliverDue: () => delivery.deliverDue(),
   };
 }

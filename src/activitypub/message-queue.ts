@@ -38,6 +38,11 @@ export interface MessageQueueOptions {
   shared?: SharedState;
   /** Overrides CLAIM_MS (tests). */
   claimMs?: number;
+  /**
+   * Where the runtime, not `listen`, works the queue (Workers): told of each message queued, with how long
+   * until it is due, so it calls `handleDue` then.
+   */
+  schedule?(dueInMs: number): void;
 }
 
 function randomSuffix(): string {
@@ -88,6 +93,7 @@ export class StorageMessageQueue implements MessageQueue {
   readonly #peers: FanOut<null> | null;
   /** Messages handled whose deletion failed: deleted on the next pass, never handled again. */
   readonly #handled = new Set<string>();
+  readonly #schedule: ((dueInMs: number) => void) | undefined;
 
   constructor(storage: StorageDriver, now: () => number, log: (line: string) => void, options: MessageQueueOptions = {}) {
     this.#storage = storage;
@@ -95,13 +101,16 @@ export class StorageMessageQueue implements MessageQueue {
     this.#log = log;
     this.#shared = options.shared;
     this.#claimMs = options.claimMs ?? CLAIM_MS;
+    this.#schedule = options.schedule;
     this.#peers = options.shared ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wakeUp(), log) : null;
   }
 
   async enqueue(message: unknown, options?: EnqueueOptions): Promise<void> {
     const now = this.#now();
-    const record: QueuedMessage = { due: now + Math.max(0, options?.delay?.total('millisecond') ?? 0), message };
+    const delay = Math.max(0, options?.delay?.total('millisecond') ?? 0);
+    const record: QueuedMessage = { due: now + delay, message };
     await writeRecord(this.#storage, QUEUE_CONTAINER + (await messageName(now, this.#sequence++, options?.orderingKey)), record, true);
+    this.#schedule?.(delay);
     this.#wakeUp();
     this.#peers?.send(null);
   }
@@ -124,7 +133,7 @@ export class StorageMessageQueue implements MessageQueue {
       let wait = POLL_MS;
       this.#queuedDuringPass = false;
       try {
-        wait = await this.handleDue(handler);
+        wait = (await this.handleDue(handler)) ?? POLL_MS;
       } catch (error) {
         // The storage or the shared state failed (a full disk, Redis away): try again later rather than stop delivering.
         this.#log(`activitypub: the queue could not be worked through: ${error instanceof Error ? error.message : String(error)}`);
@@ -145,9 +154,13 @@ export class StorageMessageQueue implements MessageQueue {
     }
   }
 
-  /** Handles every message due now and not held back, once; answers how long to wait for the next one. */
-  async handleDue(handler: QueueHandler): Promise<number> {
-    let wait = POLL_MS;
+  /**
+   * Handles every message due now and not held back, once. Answers how long to wait for the next one: the
+   * time until it is due, POLL_MS for one another instance holds, null when the queue is empty.
+   */
+  async handleDue(handler: QueueHandler): Promise<number | null> {
+    let wait: number | null = null;
+    const waitAtMost = (ms: number) => (wait = Math.min(wait ?? ms, ms));
     /** Ordering keys whose first message is not done: their later messages wait. */
     const heldBack = new Set<string>();
     const paths = await recordPaths(this.#storage, QUEUE_CONTAINER);
@@ -166,11 +179,12 @@ export class StorageMessageQueue implements MessageQueue {
       if (!record) continue;
       const dueIn = record.value.due - this.#now();
       if (dueIn > 0) {
-        wait = Math.min(wait, dueIn);
+        waitAtMost(dueIn);
         hold();
         continue;
       }
       if (!(await this.#claim(path, record.etag))) {
+        waitAtMost(POLL_MS);
         hold();
         continue;
       }
@@ -183,7 +197,7 @@ export class StorageMessageQueue implements MessageQueue {
       if (outcome && 'retryAfterMs' in outcome) {
         const retry: QueuedMessage = { due: this.#now() + outcome.retryAfterMs, message: outcome.message };
         await this.#storage.put(path, JSON.stringify(retry), { contentType: 'application/json', ifMatch: record.etag });
-        wait = Math.min(wait, outcome.retryAfterMs);
+        waitAtMost(outcome.retryAfterMs);
         hold();
         continue;
       }

@@ -17,6 +17,8 @@ export interface OptionSpec {
   default: string | number | boolean | undefined;
   help: string;
   choices?: readonly string[];
+  /** An empty `SVC_*` variable sets the empty string, which means something here; for other options it counts as unset. */
+  emptyIsAValue?: boolean;
 }
 
 export const OPTIONS = [
@@ -80,7 +82,8 @@ export const OPTIONS = [
   { key: 'docdbUrl', flag: 'docdb-url', kind: 'string', arg: '<url>', default: 'mongodb://127.0.0.1:27017', help: 'MongoDB connection string for --docdb' },
   { key: 'docdbDatabase', flag: 'docdb-database', kind: 'string', arg: '<name>', default: 'solid', help: 'MongoDB database for --docdb' },
   { key: 'singleUser', flag: 'single-user', kind: 'boolean', default: false, help: 'create one pod at startup, print its token, and refuse registration (403)' },
-  { key: 'singleUserName', flag: 'single-user-name', kind: 'string', arg: '<name>', default: 'me', help: 'name of that pod (`/<name>/`); an empty string puts the pod at `/` with the WebID `/profile/card#me`' },
+  { key: 'singleUserName', flag: 'single-user-name', kind: 'string', arg: '<name>', default: 'me', emptyIsAValue: true, help: 'name of that pod (`/<name>/`); an empty string puts the pod at `/` with the WebID `/profile/card#me`' },
+  { key: 'singleUserSecret', flag: 'single-user-secret', kind: 'string', arg: '<secret>', default: undefined, help: 'with --single-user: a secret of at least 32 characters that the owner trades for an owner token at `POST /.pods/owner-token` (`Authorization: Bearer <secret>`), for servers without a terminal (on Workers: `wrangler secret put SVC_SINGLE_USER_SECRET`)' },
   { key: 'redisUrl', flag: 'redis-url', kind: 'string', arg: '<url>', default: undefined, help: 'Redis shared by several instances serving one data directory (redis://host:port): rate limits, locks, quota counts, replay caches, notifications, ACL changes and ActivityPub deliveries (each sent once) hold across them (see docs/scale-out.md)' },
   { key: 'rateLimit', flag: 'rate-limit', kind: 'boolean', default: true, help: 'apply the rate limits below (429 with Retry-After); `--no-rate-limit` switches them all off' },
   { key: 'rateLimitRequests', flag: 'rate-limit-requests', kind: 'integer', arg: '<n>', default: 100, help: 'requests per client IP per minute (0 = no limit)' },

@@ -102,7 +102,7 @@ export function resolveConfig(sources: ConfigSources): Config {
     const flagValue = sources.flags?.[spec.key];
     const envValue = sources.env?.[envNameOf(spec)];
     if (flagValue !== undefined) config[spec.key] = parseOptionValue(spec, flagValue, 'flag');
-    else if (envValue !== undefined && envValue !== '') config[spec.key] = parseOptionValue(spec, envValue, 'environment');
+    else if (envValue !== undefined && (envValue !== '' || spec.emptyIsAValue)) config[spec.key] = parseOptionValue(spec, envValue, 'environment');
     else if (file[spec.key] !== undefined) config[spec.key] = parseOptionValue(spec, file[spec.key], 'config file');
     else config[spec.key] = spec.default === undefined ? undefined : parseOptionValue(spec, spec.default, 'default');
   }

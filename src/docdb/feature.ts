@@ -21,7 +21,7 @@ export const docdbFeature: Feature = {
     const store = context.platform.documentStore;
     if (!store) {
       throw new ConfigError(
-        `--docdb needs a document database driver, which the ${context.platform.runtime} runtime does not load: run the server on Node (\`svc start --docdb\`), which connects to MongoDB.`,
+        `--docdb needs a document database driver, which the ${context.platform.runtime} runtime does not load (the MongoDB driver speaks to the database over TCP): run the server on Node, Deno or Bun, which connect to MongoDB.`,
       );
     }
     const serve = docdbRequestHandler(context, store);

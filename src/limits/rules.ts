@@ -18,13 +18,13 @@ export interface RateRule {
 }
 
 const WRITE_METHODS = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
-/** Forms and endpoints that check a password, a passkey (whose challenges count too) or a login signature (Nostr). */
-const LOGIN_PATHS = new Set(['/idp/credentials', '/idp/auth', '/idp/account/password', '/idp/client-credentials', '/idp/passkeys/login-options', '/idp/passkeys/login', '/idp/nostr/login', '/idp/account/nostr']);
+/** Forms and endpoints that check a password, a passkey (whose challenges count too), a login signature (Nostr) or the owner's secret. */
+const LOGIN_PATHS = new Set(['/.pods/owner-token', '/idp/credentials', '/idp/auth', '/idp/account/password', '/idp/client-credentials', '/idp/passkeys/login-options', '/idp/passkeys/login', '/idp/nostr/login', '/idp/account/nostr']);
 const isLogin = (method: string, pathname: string) =>
   (method === 'POST' && LOGIN_PATHS.has(pathname)) || pathname.startsWith('/idp/client-credentials/') || (method === 'GET' && pathname === '/idp/client-credentials');
 
 function isServerRoute(pathname: string): boolean {
-  return pathname === '/.pods' || pathname.startsWith('/idp/');
+  return pathname === '/.pods' || pathname === '/.pods/owner-token' || pathname.startsWith('/idp/');
 }
 
 /** The spec's rate-limit table with the configured counts; a count of 0 drops the rule. */

@@ -48,11 +48,28 @@ export interface ConnectionDeps {
   log(line: string): void;
 }
 
-export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps): SocketHandlers {
+/**
+ * What a connection needs to carry on where the runtime let its process go (`SocketLike.remember`): its
+ * challenge, the keys it proved, and each open subscription's filters as the client sent them.
+ */
+export interface ConnectionState {
+  challenge: string;
+  authenticated: string[];
+  subscriptions: Array<[id: string, filters: unknown[]]>;
+}
+
+/**
+ * Opens a connection, or carries one on from `resumed` (then it does not send its AUTH challenge again).
+ * Where the socket can `remember`, each change of the state is handed to it.
+ */
+export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps, resumed?: ConnectionState): SocketHandlers {
   const subscriptions = new Map<string, Subscription>();
-  const challenge = newChallenge();
+  /** The filters of each subscription as received, for `remember`. */
+  const received = new Map<string, unknown[]>();
+  const challenge = resumed?.challenge ?? newChallenge();
   /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
-  const authenticated = new Set<string>();
+  const authenticated = new Set<string>(resumed?.authenticated);
+  const remember = socket.remember ? () => socket.remember!({ challenge, authenticated: [...authenticated], subscriptions: [...received] } satisfies ConnectionState) : () => {};
   const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
   let inFlight = 0;
   const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
@@ -63,9 +80,14 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     return SEND_WORK + text.length / SEND_BYTES_PER_WORK;
   };
   const notice = (text: string) => send(['NOTICE', text]);
-  const unsubscribe = (id: string) => {
-    subscriptions.get(id)?.release();
+  /** Ends a subscription, giving its place in the relay's totals back; whether it was open. */
+  const unsubscribe = (id: string): boolean => {
+    const open = subscriptions.get(id);
+    if (!open) return false;
+    open.release();
     subscriptions.delete(id);
+    received.delete(id);
+    return true;
   };
 
   const stopListening = relay.listen({
@@ -119,6 +141,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     const problem = authProblem(event, challenge, url, relay.nowSeconds());
     if (problem) return reply(false, `invalid: ${problem}`);
     authenticated.add(event.pubkey);
+    remember();
     reply(true, '');
   }
 
@@ -127,7 +150,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
     // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
     const close = (reason: string) => {
-      unsubscribe(id);
+      if (unsubscribe(id)) remember();
       send(['CLOSED', id, reason]);
     };
     if (id.length > limits.maxSubidLength) return close(`invalid: subscription ids are at most ${limits.maxSubidLength} characters`);
@@ -147,17 +170,22 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
     }
     // A REQ with an id already open replaces that subscription (NIP-01).
-    unsubscribe(id);
+    const replaced = unsubscribe(id);
     const release = relay.reserve(filters.length, length);
-    if (!release) return close('rate-limited: the relay holds as many subscriptions as it can for all its clients; try again later');
+    if (!release) {
+      if (replaced) remember();
+      return close('rate-limited: the relay holds as many subscriptions as it can for all its clients; try again later');
+    }
     subscriptions.set(id, { filters, release });
+    received.set(id, raw);
+    remember();
     for (const event of relay.query(filters)) if (readableBy(event, authenticated)) sendEvent(id, event);
     send(['EOSE', id]);
   }
 
   function onClose(message: unknown[]): void {
     if (message.length !== 2 || typeof message[1] !== 'string') return notice('invalid: CLOSE takes a subscription id: ["CLOSE", <id>]');
-    unsubscribe(message[1]);
+    if (unsubscribe(message[1])) remember();
   }
 
   /** Handles an EVENT or AUTH, at most MAX_MESSAGES_IN_FLIGHT at once (each waits for the relay, which may hold publishers back). */
@@ -169,6 +197,25 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     } finally {
       inFlight--;
     }
+  }
+
+  /**
+   * Opens the subscriptions the connection held again, each taking its place in the relay's totals as its
+   * REQ did; one that cannot be (the totals are full, or the limits changed) is CLOSED, so the client knows.
+   */
+  function resume(state: ConnectionState): void {
+    for (const [id, raw] of state.subscriptions) {
+      const parsed = raw.map((value) => parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit }));
+      const filters = parsed.filter((filter): filter is Filter => typeof filter !== 'string');
+      const release = filters.length === parsed.length ? relay.reserve(filters.length, JSON.stringify(['REQ', id, ...raw]).length) : null;
+      if (!release) {
+        send(['CLOSED', id, 'error: the subscription could not be carried on after the relay restarted; send the REQ again']);
+        continue;
+      }
+      subscriptions.set(id, { filters, release });
+      received.set(id, raw);
+    }
+    if (received.size < state.subscriptions.length) remember();
   }
 
   function onMessage(text: string | null): void | Promise<void> {
@@ -195,7 +242,11 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     }
   }
 
-  send(['AUTH', challenge]);
+  if (resumed) resume(resumed);
+  else {
+    remember();
+    send(['AUTH', challenge]);
+  }
 
   const failed = (error: unknown) => {
     log(`nostr: a message failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

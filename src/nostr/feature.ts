@@ -13,6 +13,7 @@ import type { NostrEvent } from './event.ts';
 import { fanOut } from '../cluster/fan-out.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { PodQuotas } from '../quota/pod-quotas.ts';
+import type { ConnectionState } from './connection.ts';
 
 /** Plain segments only: the path is matched exactly, for WebSocket upgrades and for the NIP-11 document. */
 const RELAY_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -48,14 +49,20 @@ export const nostrFeature: Feature = {
     const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: config.rateLimit ? config.rateLimitNostr : 0 };
     // With other instances, each keeps every event accepted by any, and its listeners hear them all.
     const peers = platform.sharedState ? fanOut<NostrEvent>(platform.sharedState, 'nostr', (event) => void relay.publish(event, true), log) : null;
+    // The runtime's own store of events (Workers: the Durable Object's SQLite), else the resource storage with --nostr-persist.
+    const archive = platform.nostrArchive ?? (config.nostrPersist ? storageArchive(platform.storage, log, archiveRoom(quotas)) : undefined);
     const relay: Relay = new Relay({
       maxEvents: config.nostrMaxEvents,
       now,
       log,
-      ...(config.nostrPersist && { archive: storageArchive(platform.storage, log, archiveRoom(quotas)) }),
+      ...(archive && { archive }),
       ...(peers && { announce: (event: NostrEvent) => peers.send(event) }),
     });
-    const information = relayInformation(limits, config.nostrMaxEvents, config.nostrPersist);
+    // An instance that cannot hear the others (a Workers isolate) holds no relay sockets: the runtime hands
+    // them to the one that does (the Durable Object, which keeps the events in its storage), so here the
+    // relay only answers NIP-11.
+    const holdsSockets = platform.sharedState?.hearsOthers !== false;
+    const information = relayInformation(limits, config.nostrMaxEvents, archive !== undefined || !holdsSockets);
     // The connection code (with nostr-tools' signature check) is loaded by an enabled relay only.
     let connections: Promise<typeof import('./connection.ts')> | undefined;
     const connectionModule = () => (connections ??= import('./connection.ts'));
@@ -69,10 +76,14 @@ export const nostrFeature: Feature = {
         const url = new URL(request.url);
         if (url.pathname !== path) return null;
         const { openRelayConnection } = await connectionModule();
-        return { accept: (socket) => openRelayConnection(socket, { relay, url, limits, now, log }) };
+        const deps = { relay, url, limits, now, log };
+        return {
+          accept: (socket) => openRelayConnection(socket, deps),
+          resume: (socket, state) => openRelayConnection(socket, deps, state as ConnectionState),
+        };
       },
       async init() {
-        await Promise.all([relay.init(), connectionModule(), peers?.init()]);
+        if (holdsSockets) await Promise.all([relay.init(), connectionModule(), peers?.init()]);
       },
     };
   },

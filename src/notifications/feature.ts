@@ -47,6 +47,8 @@ export interface NotificationsDeps {
   streams?: FeatureContext['sockets'];
   /** WebhookChannel2023; absent where this instance cannot send from the background or has no outbound fetch. */
   webhooks?: { fetch: OutboundFetch; limit: number; allowPrivate: boolean; retryDelaysMs?: readonly number[] };
+  /** Why this instance offers neither streams nor webhooks (see offersHeldChannels): their URLs answer 501 with it. */
+  heldChannelsRefused?: string;
 }
 
 /** How long a channel without an `endAt` stays known to other instances. */
@@ -166,6 +168,12 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
       // A browser asks before it sends credentials to another origin; the CORS headers come from the app.
       app.options(`${STREAMING_PATH}*`, () => new Response(null, { status: 204, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
     }
+    const refused = deps.heldChannelsRefused;
+    if (refused) {
+      const notOffered = () => problemResponse(501, refused, { type: 'urn:svc:problem:channel-not-offered' });
+      app.all(`${STREAMING_PATH}*`, notOffered);
+      app.all(`${WEBHOOK_PATH}*`, notOffered);
+    }
     app.on(['GET', 'HEAD'], STORAGE_DESCRIPTION_PATH, (c) => storageDescription(c.req.raw, webhooks !== null));
     if (webhooks && sender) {
       const origin = (request: Request) => httpOrigin(new URL(request.url));
@@ -229,6 +237,9 @@ export const notificationsFeature: Feature = {
       ...(offersHeldChannels(context.platform) && { streams: context.sockets }),
       ...(offersHeldChannels(context.platform) &&
         context.platform.fetch && { webhooks: { fetch: context.platform.fetch, limit: context.config.notificationsWebhooks, allowPrivate: context.config.allowPrivateFetch } }),
+      ...(!offersHeldChannels(context.platform) && {
+        heldChannelsRefused: `StreamingHTTPChannel2023 and WebhookChannel2023 are not offered on the ${context.platform.runtime} runtime: an instance there cannot hear the writes made through the others, which a stream or a webhook must report, nor retry a webhook after its request ended. Use WebSocketChannel2023 (POST /.notifications/WebSocketChannel2023/), or run the server on Node, Deno or Bun.`,
+      }),
     });
     return {
       routes: notifications.register,

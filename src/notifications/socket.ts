@@ -9,6 +9,11 @@ export interface SocketLike {
   readonly bufferedAmount?: number;
   /** Drops the connection at once, unsent bytes and all, where the runtime can (a reader that does not even take a close frame). */
   terminate?(): void;
+  /**
+   * Present where the runtime may let the connection's process go while the socket stays open (a Durable
+   * Object's WebSocket hibernation): keeps what the connection needs to carry on (JSON), for `resume`.
+   */
+  remember?(state: unknown): void;
 }
 
 /** What the runtime calls when something arrives on an accepted socket. */
@@ -24,9 +29,12 @@ export interface SocketHandlers {
 /**
  * The core's answer to a WebSocket upgrade request: accept (the runtime then completes the handshake and calls
  * `accept` once the socket is open, or `cancel` when the handshake fails, so the socket's place in the budget
- * is given back) or refuse.
+ * is given back) or refuse. `resume`, where the endpoint offers it: carries on a connection the runtime let go
+ * of (hibernation) from the state it last `remember`ed, without greeting the client again.
  */
-export type UpgradeAnswer = { accept(socket: SocketLike): SocketHandlers; cancel?(): void } | { refuse: Response };
+export type UpgradeAnswer =
+  | { accept(socket: SocketLike): SocketHandlers; resume?(socket: SocketLike, state: unknown): SocketHandlers; cancel?(): void }
+  | { refuse: Response };
 
 /** Sockets whose unsent backlog passes this are closed: a slow reader must not make the server hold memory. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -19,8 +19,10 @@ export interface FedifyPeer extends PeerActor {
   /** Carol is the peer's own actor (the fields above); mallory is another actor on the same server. */
   mallory: PeerActor;
   received: Activity[];
-  /** The bodies of the activities received, as JSON. */
+  /** The bodies of the activities received, as JSON (refused ones too). */
   receivedJson: Record<string, unknown>[];
+  /** POSTs still to be answered 503 before the server takes them again (a sender's retries are tested so). */
+  refuseNext: number;
   context(): Context<void>;
   close(): Promise<void>;
 }
@@ -57,9 +59,16 @@ export async function startFedifyPeer(): Promise<FedifyPeer> {
     .on(Accept, (_ctx, accept) => void received.push(accept))
     .on(Create, (_ctx, create) => void received.push(create));
 
+  const state = { refuseNext: 0 };
   const server = serve({
     fetch: async (request) => {
-      if (request.method === 'POST') receivedJson.push(await request.clone().json().catch(() => ({})));
+      if (request.method === 'POST') {
+        receivedJson.push(await request.clone().json().catch(() => ({})));
+        if (state.refuseNext > 0) {
+          state.refuseNext--;
+          return new Response('try again later', { status: 503 });
+        }
+      }
       return federation.fetch(request, { contextData: undefined });
     },
     port: 0,
@@ -74,6 +83,12 @@ export async function startFedifyPeer(): Promise<FedifyPeer> {
     mallory: actor('mallory'),
     received,
     receivedJson,
+    get refuseNext() {
+      return state.refuseNext;
+    },
+    set refuseNext(count: number) {
+      state.refuseNext = count;
+    },
     context: () => federation.createContext(new URL(base)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

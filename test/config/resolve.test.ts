@@ -37,6 +37,12 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ file, env: { SVC_READ_ONLY: '1' } }).readOnly).toBe(true);
   });
 
+  it('takes an empty SVC_SINGLE_USER_NAME as the pod at / (Workers vars cannot be flags), and other empty variables as unset', () => {
+    expect(resolveConfig({ env: { SVC_SINGLE_USER_NAME: '' } }).singleUserName).toBe('');
+    expect(resolveConfig({ env: {} }).singleUserName).toBe('me');
+    expect(resolveConfig({ env: { SVC_PORT: '', SVC_NOSTR_PATH: '' } })).toMatchObject({ port: 3000, nostrPath: '/relay' });
+  });
+
   it('stops on bad values and names the option', () => {
     expect(() => resolveConfig({ flags: { port: 'abc' } })).toThrow(/--port/);
     expect(() => resolveConfig({ env: { SVC_PORT: '70000' } })).toThrow(/SVC_PORT/);

@@ -20,11 +20,17 @@ export interface SharedData {
   close(): Promise<void>;
 }
 
-/** Registers the scale-out tests on the data `open` makes (called in beforeAll); `name` says what it is. */
-export function describeScaleOut(name: string, open: () => Promise<SharedData>): void {
+/** One running instance, as the tests use it. */
+type Instance = Pick<RunningSvc, 'base' | 'output'> & { stop(): Promise<unknown> };
+
+/**
+ * Registers the scale-out tests on the data `open` makes (called in beforeAll); `name` says what it is.
+ * `start` runs the i-th instance with the given flags (`svc start` on Node unless another runtime is given).
+ */
+export function describeScaleOut(name: string, open: () => Promise<SharedData>, start: (args: string[], env: Record<string, string>, index: number) => Promise<Instance> = (args, env) => startSvc(args, env)): void {
   let redis: TestRedis;
   let data: SharedData;
-  const instances: RunningSvc[] = [];
+  const instances: Instance[] = [];
   let token: string;
   const inboxes: Inbox[] = [];
 
@@ -43,7 +49,7 @@ export function describeScaleOut(name: string, open: () => Promise<SharedData>):
     data = await open();
     // Pod creation is the rate limit checked across instances; the other limits would get in the load's way.
     const args = [...data.args, '--redis-url', redis.url, '--notifications', '-q', '--conneg', '--rate-limit', '--rate-limit-requests', '0', '--rate-limit-writes', '0', '--rate-limit-pods', '3'];
-    for (let i = 0; i < 3; i++) instances.push(await startSvc(args, data.env));
+    for (let i = 0; i < 3; i++) instances.push(await start(args, data.env, i));
     const created = await createPod(via(0), 'alice');
     expect(created.status).toBe(201);
     token = ((await created.json()) as { token: string }).token;

@@ -172,7 +172,7 @@ describe('the Mastodon streaming API', { timeout: 90_000 }, () => {
     const response = await app.request('/api/v1/streaming/health');
     expect(response.status).toBe(404);
     expect((await response.json()).error).toMatch(/need ActivityPub \(--activitypub\)$/);
-    // A runtime that cannot hold ActivityPub (Workers, test/runtimes/workers.test.ts) is named.
+    // A runtime that cannot hold ActivityPub is named.
     const elsewhere = await makeApp({ idp: true }, undefined, { runtime: 'workers' }).request('/api/v1/streaming');
     expect((await elsewhere.json()).error).toMatch(/ActivityPub is not available on the workers runtime$/);
   });

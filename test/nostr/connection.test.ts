@@ -289,3 +289,56 @@ describe('a relay connection', () => {
     });
   });
 });
+
+describe('a relay connection carried on from what it remembered (Workers hibernation)', () => {
+  const alice = new Author();
+  const bob = new Author();
+  const limits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0 };
+
+  /** A socket that keeps the last state the connection handed it, as the Durable Object keeps a row. */
+  function rememberingSocket(): FakeSocket & { state: unknown } {
+    const socket = Object.assign(new FakeSocket(), { state: undefined as unknown });
+    return Object.assign(socket, { remember: (state: unknown) => void (socket.state = JSON.parse(JSON.stringify(state))) });
+  }
+
+  it('keeps its challenge, proven keys and subscriptions, greets nobody again, and hears new events on them', async () => {
+    const relay = new Relay({ maxEvents: 100, now: () => NOW * 1000, log: () => {} });
+    const deps = { relay, url: RELAY_URL, limits, now: () => NOW * 1000, log: () => {} };
+    const first = rememberingSocket();
+    first.handlers = openRelayConnection(first, deps);
+    const challenge = (JSON.parse(first.sent[0]!) as string[])[1];
+    expect(first.state).toEqual({ challenge, authenticated: [], subscriptions: [] });
+    first.handlers.message(JSON.stringify(['AUTH', bob.sign({ kind: 22242, created_at: NOW, tags: [['relay', 'ws://relay.test:8080/relay'], ['challenge', challenge!]] })]));
+    // AUTH is answered once its signature check had its turn (REQ is not): the REQ waits for the OK.
+    await first.waitFor((line) => line.startsWith('["OK"'));
+    first.handlers.message(JSON.stringify(['REQ', 'dms', { kinds: [4], '#p': [bob.pubkey] }]));
+    first.handlers.message(JSON.stringify(['REQ', 'gone', { kinds: [1] }]));
+    first.handlers.message(JSON.stringify(['CLOSE', 'gone']));
+    await first.waitFor(() => (first.state as { subscriptions: unknown[] }).subscriptions.length === 1 && (first.state as { authenticated: string[] }).authenticated.length === 1);
+    // The object was evicted: the old handlers are gone with it, the socket stays open.
+    const second = rememberingSocket();
+    second.handlers = openRelayConnection(second, deps, first.state as never);
+    expect(second.sent).toEqual([]);
+    const dm = alice.sign({ kind: 4, created_at: NOW, content: 'for bob', tags: [['p', bob.pubkey]] });
+    expect(await relay.publish(dm)).toEqual({ accepted: true, message: '' });
+    await relay.publish(alice.sign({ kind: 1, created_at: NOW, content: 'to a closed subscription' }));
+    await second.waitFor((line) => line.includes(dm.id));
+    expect(second.sent.map((text) => JSON.parse(text) as unknown[])).toEqual([['EVENT', 'dms', dm]]);
+  });
+});
+
+describe('a relay connection carried on into a relay with less room', () => {
+  it('takes its subscriptions\' places in the relay totals again; one that does not fit is CLOSED and forgotten', () => {
+    const relay = new Relay({ maxEvents: 100, now: () => NOW * 1000, log: () => {}, totals: { ...DEFAULT_RELAY_TOTALS, maxFilters: 1 } });
+    const limits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: 0 };
+    const socket = Object.assign(new FakeSocket(), { state: undefined as unknown });
+    Object.assign(socket, { remember: (state: unknown) => void (socket.state = state) });
+    const state = { challenge: 'c', authenticated: [], subscriptions: [['kept', [{ kinds: [1] }]], ['over', [{ kinds: [7] }]]] };
+    socket.handlers = openRelayConnection(socket, { relay, url: RELAY_URL, limits, now: () => NOW * 1000, log: () => {} }, state as never);
+    expect(socket.sent.map((text) => JSON.parse(text) as unknown[])).toEqual([['CLOSED', 'over', 'error: the subscription could not be carried on after the relay restarted; send the REQ again']]);
+    expect(socket.state).toEqual({ challenge: 'c', authenticated: [], subscriptions: [['kept', [{ kinds: [1] }]]] });
+    expect(relay.reserve(1, 1)).toBeNull();
+    socket.handlers.closed();
+    expect(relay.reserve(1, 1)).not.toBeNull();
+  });
+});

@@ -4,19 +4,16 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
-import type { Filter } from 'nostr-tools/filter';
 import { finalizeEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { NostrEvent } from '../../src/nostr/event.ts';
 import { Inbox } from '../notifications/support.ts';
 import { startSvc, type RunningSvc } from '../support/server.ts';
-import { Author } from './support.ts';
+import { Author, CLIENT_TIMEOUT_MS, plain, query } from './support.ts';
 
 useWebSocketImplementation(WebSocket);
 
-/** Generous for a loaded machine: these bound waits, they are not what the tests measure. */
-const CLIENT_TIMEOUT_MS = 20_000;
 const now = () => Math.floor(Date.now() / 1000);
 const relays: Relay[] = [];
 const inboxes: Inbox[] = [];
@@ -28,24 +25,6 @@ async function connect(url: string): Promise<Relay> {
   return relay;
 }
 
-/** The stored events a REQ returns, up to EOSE, in the order sent. */
-function query(relay: Relay, filters: Filter[]): Promise<NostrEvent[]> {
-  return new Promise((resolve, reject) => {
-    const events: NostrEvent[] = [];
-    const subscription = relay.subscribe(filters, {
-      eoseTimeout: CLIENT_TIMEOUT_MS,
-      onevent: (event) => events.push(plain(event)),
-      oneose: () => {
-        resolve(events);
-        subscription.close();
-      },
-      onclose: (reason) => reject(new Error(`subscription closed: ${reason}`)),
-    });
-  });
-}
-
-/** The event as the relay sent it, without the mark nostr-tools adds to what it has verified. */
-const plain = (event: object) => JSON.parse(JSON.stringify(event)) as NostrEvent;
 /** NIP-42 through nostr-tools, once the relay's challenge has arrived (it follows the handshake). */
 const authenticate = (relay: Relay, author: Author) =>
   vi.waitFor(() => relay.auth(async (template) => finalizeEvent(template, author.secret)), { timeout: CLIENT_TIMEOUT_MS, interval: 20 });

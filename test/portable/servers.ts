@@ -26,9 +26,9 @@ function cleanEnv(extra: Record<string, string>): Record<string, string | undefi
 }
 
 /** `svc start` (bin/svc.js) with a fresh data directory, on the Node running the tests or on one of .runtimes/. */
-export async function startNode(node: string = process.execPath): Promise<RunningTarget> {
+export async function startNode(node: string = process.execPath, options: Readonly<Record<string, string>> = PORTABLE_OPTIONS): Promise<RunningTarget> {
   const root = await mkdtemp(join(tmpdir(), 'svc-node-'));
-  return startProcess(node, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...PORTABLE_OPTIONS }, SVC_LISTENING, root);
+  return startProcess(node, [SVC_BIN, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root], { ...options }, SVC_LISTENING, root);
 }
 
 /**
@@ -140,11 +140,16 @@ function entryArgs(runtime: ExtraRuntime, options: string[]): string[] {
   return ['run', '--no-lock', ...permissions, 'runtimes/deno/main.ts', ...options];
 }
 
-/** Starts the Deno or Bun entry point on a free loopback port with a fresh data directory. */
-export async function startExtraRuntime(runtime: ExtraRuntime, options: string[] = [], env: Record<string, string> = PORTABLE_OPTIONS): Promise<RunningTarget & { root: string }> {
-  const root = await mkdtemp(join(tmpdir(), `svc-${runtime}-`));
-  const args = entryArgs(runtime, ['-p', '0', '-h', '127.0.0.1', '-r', root, ...options]);
-  return { ...(await startProcess(extraRuntime(runtime), args, { ...env, NO_COLOR: '1' }, SVC_LISTENING, root)), root };
+/**
+ * Starts the Deno or Bun entry point on a free loopback port with a fresh data directory, or on the one
+ * `options` name with `-r`, which then outlives the process.
+ */
+export async function startExtraRuntime(runtime: ExtraRuntime, options: string[] = [], env: Readonly<Record<string, string>> = PORTABLE_OPTIONS): Promise<RunningTarget & { root: string }> {
+  const scratch = await mkdtemp(join(tmpdir(), `svc-${runtime}-`));
+  const given = options.findIndex((word) => word === '-r' || word === '--root');
+  const root = given === -1 ? scratch : options[given + 1]!;
+  const args = entryArgs(runtime, ['-p', '0', '-h', '127.0.0.1', ...(given === -1 ? ['-r', root] : []), ...options]);
+  return { ...(await startProcess(extraRuntime(runtime), args, { ...env, NO_COLOR: '1' }, SVC_LISTENING, scratch)), root };
 }
 
 /** Runs the Deno or Bun entry point expecting it to stop by itself (a refused option); gives its exit code and output. */
@@ -179,7 +184,7 @@ const WRANGLER_ENV = { CI: '1', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' };
  * upload, built first with `--dry-run`, under the repository's wrangler.toml with only `main` pointed at that
  * bundle. `wrangler dev` on the sources would restart the Worker mid-test whenever a source file changes.
  */
-export async function startWorkers(): Promise<RunningTarget> {
+export async function startWorkers(options: Readonly<Record<string, string>> = PORTABLE_OPTIONS): Promise<RunningTarget> {
   const scratch = await mkdtemp(join(tmpdir(), 'svc-wrangler-'));
   try {
     await run(WRANGLER, ['deploy', '--dry-run', '--outdir', join(scratch, 'dist'), '--config', 'wrangler.toml'], { cwd: REPO, env: cleanEnv(WRANGLER_ENV) });
@@ -189,7 +194,7 @@ export async function startWorkers(): Promise<RunningTarget> {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   }
-  const vars = Object.entries(PORTABLE_OPTIONS).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+  const vars = Object.entries(options).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
   const args = ['dev', '--config', join(scratch, 'wrangler.toml'), '--no-bundle', '--ip', '127.0.0.1', '--port', '0', '--inspector-port', '0', '--persist-to', join(scratch, 'state'), '--show-interactive-dev-session=false', ...vars];
   return startProcess(WRANGLER, args, WRANGLER_ENV, /Ready on (http:\/\/127\.0\.0\.1:\d+)/, scratch);
 }

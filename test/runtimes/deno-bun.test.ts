@@ -18,6 +18,7 @@ import { Author } from '../nostr/support.ts';
 import { runExtraRuntime, runScriptOnExtraRuntime, startExtraRuntime, type ExtraRuntime } from '../portable/servers.ts';
 import type { RunningTarget } from '../portable/suite.ts';
 import { safeHtml } from '../../src/activitypub/safe-html.ts';
+import { startTestDatabase } from '../support/jongodb.ts';
 import { SAFE_HTML_INPUTS } from './safe-html-inputs.ts';
 
 const run = promisify(execFile);
@@ -173,6 +174,32 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
       } finally {
         for (const socket of opened) socket.close();
         await server.stop();
+      }
+    }, 60_000);
+
+    it('keeps /db/ documents in MongoDB (--docdb, the mongodb driver through Node compatibility), with versions and listings', async () => {
+      const database = await startTestDatabase();
+      const server = await startExtraRuntime(runtime, ['--docdb', '--docdb-url', database.url, '--docdb-database', database.database], QUIET);
+      try {
+        expect(server.output()).toContain('docdb: documents under /db/ are kept in MongoDB');
+        const created = await fetch(`${server.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' });
+        const owner = { authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
+        const doc = JSON.stringify({ '@id': '#it', 'http://schema.org/name': `from ${runtime}` });
+        const put = await fetch(`${server.base}/db/alice/notes/one`, { method: 'PUT', headers: { ...owner, 'content-type': 'application/ld+json' }, body: doc });
+        expect(put.status).toBe(201);
+        const etag = put.headers.get('etag')!;
+        const read = await fetch(`${server.base}/db/alice/notes/one`, { headers: owner });
+        expect(await read.text()).toBe(doc);
+        expect(read.headers.get('etag')).toBe(etag);
+        const stale = await fetch(`${server.base}/db/alice/notes/one`, { method: 'PUT', headers: { ...owner, 'content-type': 'application/ld+json', 'if-match': '"other"' }, body: doc });
+        expect(stale.status).toBe(412);
+        await stale.arrayBuffer();
+        const listing = await (await fetch(`${server.base}/db/alice/notes/`, { headers: owner })).text();
+        expect(listing).toContain('one');
+        expect((await fetch(`${server.base}/db/alice/notes/one`)).status).toBe(401);
+      } finally {
+        await server.stop();
+        await database.stop();
       }
     }, 60_000);
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R2Driver, type R2BucketLike } from '../../storage-drivers/r2.ts';
 import { measurePodUsage } from '../../src/quota/record.ts';
 import { Inbox } from '../notifications/support.ts';
-import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, isolatesSharingTheObject, type WorkerBundle } from '../support/worker-bundle.ts';
 import { form, logIn, PASSWORD } from '../idp/support.ts';
 
 const BASE = 'http://pod.test';
@@ -26,20 +26,7 @@ afterAll(async () => {
 
 /** The two isolates, the first of which defines the Durable Object (SHARED) that both bind. */
 function startIsolates(vars: Record<string, string>): Miniflare {
-  const common = {
-    modules: true,
-    scriptPath: bundle.script,
-    modulesRoot: bundle.outdir,
-    compatibilityDate: '2026-04-26',
-    r2Buckets: ['PODS'],
-    bindings: { SVC_QUIET: 'true', SVC_BASE_URL: BASE, ...vars },
-  };
-  return new Miniflare({
-    workers: [
-      { name: 'first', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } } },
-      { name: 'second', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', scriptName: 'first', useSQLite: true } } },
-    ],
-  });
+  return new Miniflare({ workers: isolatesSharingTheObject(bundle, { SVC_QUIET: 'true', SVC_BASE_URL: BASE, ...vars }) });
 }
 
 type Send = (path: string, init?: RequestInit) => Promise<Response>;

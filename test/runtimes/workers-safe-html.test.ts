@@ -5,7 +5,7 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeHtml } from '../../src/activitypub/safe-html.ts';
-import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, type WorkerBundle, WORKER_COMPATIBILITY } from '../support/worker-bundle.ts';
 import { SAFE_HTML_INPUTS } from './safe-html-inputs.ts';
 
 let bundle: WorkerBundle;
@@ -13,7 +13,7 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   bundle = await buildWorkerBundle('test/runtimes/fixtures/safe-html-worker.ts');
-  mf = new Miniflare({ modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, compatibilityDate: '2026-04-26' });
+  mf = new Miniflare({ modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, ...WORKER_COMPATIBILITY });
 }, 120_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  */
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, type WorkerBundle, WORKER_COMPATIBILITY } from '../support/worker-bundle.ts';
 
 let bundle: WorkerBundle;
 let mf: Miniflare;
@@ -15,7 +15,7 @@ let second: Instance;
 
 beforeAll(async () => {
   bundle = await buildWorkerBundle('test/runtimes/fixtures/shared-state-worker.ts');
-  const common = { modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, compatibilityDate: '2026-04-26' };
+  const common = { modules: true, scriptPath: bundle.script, modulesRoot: bundle.outdir, ...WORKER_COMPATIBILITY };
   mf = new Miniflare({
     workers: [
       { name: 'first', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } } },

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpopClient, startTestIssuer, type DpopClient, type TestIssuer } from '../auth/solid-oidc/issuer.ts';
-import { buildWorkerBundle, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, type WorkerBundle, WORKER_COMPATIBILITY } from '../support/worker-bundle.ts';
 
 /*
  * The Worker build (runtimes/workers bundled by `wrangler deploy --dry-run`, exactly what `wrangler deploy`
@@ -30,7 +30,7 @@ function startWorker(withBucket: boolean): Miniflare {
     modules: true,
     scriptPath: script,
     modulesRoot: outdir,
-    compatibilityDate: '2026-04-26',
+    ...WORKER_COMPATIBILITY,
     ...(withBucket ? { r2Buckets: ['PODS'] } : {}),
     // SVC_PUBLIC keeps this test about portability, independent of the default access control.
     bindings: { SVC_PUBLIC: 'true', SVC_QUIET: 'true', SVC_CONNEG: 'true' },
@@ -173,11 +173,16 @@ describe('Worker configuration', () => {
     ['fs storage', { SVC_STORAGE: 'fs' }, /SVC_STORAGE=fs.*workers runtime/],
     ['s3 storage (R2 is the native path)', { SVC_STORAGE: 's3' }, /SVC_STORAGE=s3.*workers runtime.*R2/],
     ['WebSocket notifications without the Durable Object', { SVC_NOTIFICATIONS: 'true' }, /SVC_NOTIFICATIONS \(--notifications\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
-    ['the Nostr relay', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\).*workers runtime/],
+    ['the Nostr relay without the Durable Object', { SVC_NOSTR: 'true' }, /SVC_NOSTR \(--nostr\) on the workers runtime needs the shared-state Durable Object bound as SHARED.*holds the relay's WebSockets and keeps its events in its SQLite storage/],
     ['TLS files', { SVC_SSL_KEY: 'key.pem', SVC_SSL_CERT: 'cert.pem' }, /SVC_SSL_KEY.*workers runtime/],
-    ['single-user mode', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\).*workers runtime/],
+    ['single-user mode without its secret', { SVC_SINGLE_USER: 'true' }, /SVC_SINGLE_USER \(--single-user\) on the workers runtime needs SVC_SINGLE_USER_SECRET: a Worker has no startup output to print the owner token to/],
+    ['ActivityPub without the Durable Object', { SVC_ACTIVITYPUB: 'true', SVC_SINGLE_USER: 'true', SVC_SINGLE_USER_NAME: '', SVC_SINGLE_USER_SECRET: 'x'.repeat(32) }, /SVC_ACTIVITYPUB \(--activitypub\) on the workers runtime needs the shared-state Durable Object bound as SHARED.*its alarm sends the queued deliveries/],
     ['live reload without the Durable Object', { SVC_LIVE_RELOAD: 'true' }, /SVC_LIVE_RELOAD \(--live-reload\) on the workers runtime needs the shared-state Durable Object bound as SHARED/],
     ['the local data browser', { SVC_DATABROWSER: 'true' }, /--databrowser serves .*workers runtime.*--databrowser-cdn/],
+    ['the document database', { SVC_DOCDB: 'true' }, /--docdb needs a document database driver, which the workers runtime does not load \(the MongoDB driver speaks to the database over TCP\)/],
+    ['Redis', { SVC_REDIS_URL: 'redis://127.0.0.1:6379' }, /SVC_REDIS_URL \(--redis-url\) is not available on the workers runtime: a Worker cannot hold a Redis connection/],
+    ['git', { SVC_GIT: 'true' }, /--git needs git's http-backend run on the files of the pods, which the workers runtime/],
+    ['WebID-TLS', { SVC_WEBID_TLS: 'true' }, /--webid-tls needs each request's TLS client certificate, and Cloudflare terminates TLS before the Worker/],
   ];
   for (const [what, vars, message] of refusals) {
     it(`refuses ${what} with a message naming the runtime and the option`, async () => {
@@ -185,7 +190,7 @@ describe('Worker configuration', () => {
         modules: true,
         scriptPath: script,
         modulesRoot: outdir,
-        compatibilityDate: '2026-04-26',
+        ...WORKER_COMPATIBILITY,
         bindings: { ...vars, SVC_QUIET: 'true' },
       });
       try {
@@ -207,7 +212,7 @@ describe('SVC_ vars that name no option', () => {
       modules: true,
       scriptPath: script,
       modulesRoot: outdir,
-      compatibilityDate: '2026-04-26',
+      ...WORKER_COMPATIBILITY,
       bindings: { SVC_PUBLC: 'true', SVC_QUIET: 'true' },
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         stdout.on('data', (chunk: Buffer) => (output += chunk));
@@ -238,7 +243,7 @@ describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the glob
 
   /** A Worker (memory storage, access control on) with a pod alice whose private container grants Read to bob. */
   async function workerGrantingBob(bindings: Record<string, string>): Promise<Miniflare> {
-    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, compatibilityDate: '2026-04-26', bindings: { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', ...bindings } });
+    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, ...WORKER_COMPATIBILITY, bindings: { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', ...bindings } });
     await mf.ready;
     const created = (await mf.dispatchFetch(`${BASE}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"alice"}' })) as unknown as Response;
     const { token } = (await created.json()) as { token: string };
@@ -283,13 +288,13 @@ describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the glob
 });
 
 describe('the Mastodon API on the Worker', () => {
-  it('has no streaming API, says why, and its instance documents advertise none', async () => {
-    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, compatibilityDate: '2026-04-26', bindings: { SVC_IDP: 'true', SVC_QUIET: 'true' } });
+  it('without ActivityPub has no streaming API, says why, and its instance documents advertise none', async () => {
+    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, ...WORKER_COMPATIBILITY, bindings: { SVC_IDP: 'true', SVC_QUIET: 'true' } });
     try {
       for (const init of [{}, { headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }]) {
         const response = (await mf.dispatchFetch(`${BASE}/api/v1/streaming?stream=public`, init)) as unknown as Response;
         expect(response.status).toBe(404);
-        expect(((await response.json()) as { error: string }).error).toMatch(/the streaming API carries statuses and notifications, which need ActivityPub, and ActivityPub is not available on the workers runtime/);
+        expect(((await response.json()) as { error: string }).error).toMatch(/the streaming API carries statuses and notifications, which need ActivityPub \(--activitypub\)$/);
       }
       const v1 = (await (await mf.dispatchFetch(`${BASE}/api/v1/instance`)).json()) as { urls: { streaming_api: string } };
       const v2 = (await (await mf.dispatchFetch(`${BASE}/api/v2/instance`)).json()) as { configuration: { urls: { streaming: string } } };

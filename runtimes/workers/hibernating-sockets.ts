@@ -1,0 +1,113 @@
+/**
+ * The WebSockets of endpoints that can carry a connection on (`UpgradeAnswer.resume`: the Nostr relay),
+ * accepted with the Durable Object's WebSocket hibernation: the object may be evicted from memory while they
+ * stay open, and workerd hands their next message to a new instance of it. Each socket's attachment names its
+ * row of state in the object's SQLite, which the connection keeps up to date (`SocketLike.remember`); when the
+ * object starts again, every open socket is resumed from its row before anything else is handled, so the
+ * relay's subscriptions all listen again before the first new event is published.
+ */
+import type { DurableObjectState, HibernatableWebSocket, SqlStorage } from 'cloudflare:workers';
+import type { App } from '../../src/app.ts';
+import type { SocketHandlers, SocketLike, UpgradeAnswer } from '../../src/notifications/socket.ts';
+
+/** What a socket carries through hibernation: its row of state, and how to ask the app for its endpoint again. */
+interface Attachment {
+  id: string;
+  url: string;
+  /** CF-Connecting-IP of the upgrade, so the resumed connection is counted against the same address. */
+  address: string | null;
+}
+
+interface StateRow extends Record<string, string | number | null> {
+  id: string;
+  state: string;
+}
+
+export type Resumable = Extract<UpgradeAnswer, { accept: unknown }> & { resume: NonNullable<Extract<UpgradeAnswer, { accept: unknown }>['resume']> };
+
+/** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+const CLOSE_TOO_BIG = 1009;
+/** RFC 6455 1012 (service restart): the endpoint could not carry the connection on; the client connects again. */
+const CLOSE_RESTARTED = 1012;
+
+export function isResumable(answer: Extract<UpgradeAnswer, { accept: unknown }>): answer is Resumable {
+  return typeof answer.resume === 'function';
+}
+
+export class HibernatingSockets {
+  readonly #ctx: DurableObjectState;
+  readonly #sql: SqlStorage;
+  readonly #handlers = new Map<HibernatableWebSocket, SocketHandlers>();
+  #resumed: Promise<void> | undefined;
+
+  constructor(ctx: DurableObjectState) {
+    this.#ctx = ctx;
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec('CREATE TABLE IF NOT EXISTS socket_states (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
+  }
+
+  /** Accepts the server end of a new socket for a resumable endpoint. */
+  accept(socket: HibernatableWebSocket, answer: Resumable, request: Request): void {
+    const attachment: Attachment = { id: crypto.randomUUID(), url: request.url, address: request.headers.get('cf-connecting-ip') };
+    socket.serializeAttachment(attachment);
+    this.#ctx.acceptWebSocket(socket);
+    this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment.id)));
+  }
+
+  /**
+   * Carries on every open socket this instance of the object does not know (it has just started), once per
+   * instance; call before handling anything. `app` answers the reconstructed upgrade requests.
+   */
+  resumeAll(app: App): Promise<void> {
+    return (this.#resumed ??= this.#resume(app));
+  }
+
+  async message(socket: HibernatableWebSocket, message: string | ArrayBuffer): Promise<void> {
+    const handlers = this.#handlers.get(socket);
+    if (!handlers) return socket.close(CLOSE_RESTARTED, 'the connection could not be carried on; connect again');
+    if (typeof message !== 'string') return handlers.message(null);
+    if (new TextEncoder().encode(message).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    handlers.message(message);
+  }
+
+  /** The socket closed or failed: its connection ends and its row goes. */
+  closed(socket: HibernatableWebSocket): void {
+    const handlers = this.#handlers.get(socket);
+    this.#handlers.delete(socket);
+    const attachment = socket.deserializeAttachment() as Attachment | null;
+    if (attachment) this.#sql.exec('DELETE FROM socket_states WHERE id = ?', attachment.id);
+    handlers?.closed();
+  }
+
+  #socketLike(socket: HibernatableWebSocket, id: string): SocketLike {
+    return {
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+      remember: (state) => void this.#sql.exec('INSERT INTO socket_states (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state', id, JSON.stringify(state)),
+    };
+  }
+
+  async #resume(app: App): Promise<void> {
+    const open = new Set<string>();
+    for (const socket of this.#ctx.getWebSockets()) {
+      const attachment = socket.deserializeAttachment() as Attachment | null;
+      if (!attachment) continue;
+      open.add(attachment.id);
+      if (this.#handlers.has(socket)) continue;
+      const row = this.#sql.exec<StateRow>('SELECT id, state FROM socket_states WHERE id = ?', attachment.id).toArray()[0];
+      const headers = new Headers({ upgrade: 'websocket', connection: 'Upgrade' });
+      if (attachment.address) headers.set('cf-connecting-ip', attachment.address);
+      const answer = row ? await app.upgradeWebSocket?.(new Request(attachment.url, { headers })) : null;
+      if (!answer || !('accept' in answer) || !isResumable(answer)) {
+        socket.close(CLOSE_RESTARTED, 'the connection could not be carried on; connect again');
+        continue;
+      }
+      this.#handlers.set(socket, answer.resume(this.#socketLike(socket, attachment.id), JSON.parse(row!.state)));
+    }
+    // Rows of sockets that ended while no instance of the object was there to hear it.
+    for (const { id } of this.#sql.exec<StateRow>('SELECT id FROM socket_states').toArray()) {
+      if (!open.has(id)) this.#sql.exec('DELETE FROM socket_states WHERE id = ?', id);
+    }
+  }
+}
