@@ -75,8 +75,8 @@ export interface App {
    */
   upgradeWebSocket?(request: Request, env?: unknown): Promise<UpgradeAnswer | null>;
   /**
-   * Present when a feature queues work (`Platform.scheduleDue`): does what is due and answers in how many ms
-   * to call again (null: nothing is queued).
+   * Present when a feature queues work (`Platform.scheduleDue`): does what is due (with WebSockets, the idle
+   * sweep too) and answers in how many ms to call again (null: nothing is queued).
    */
   runDue?(): Promise<number | null>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
@@ -135,7 +135,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // One budget for every long-lived connection (WebSockets here, streaming responses in features).
   const socketLimits = socketLimitsOf(config, platform.descriptorLimit);
   const socketBudget = new SocketBudget(socketLimits.limits);
-  const socketGuard = new SocketGuard({ idleMs: config.socketIdleTimeout * 1000, maxBufferedBytes: config.maxSocketBuffers, now });
+  // Where the runtime works queued work itself (a Durable Object's alarm), it runs the idle sweep too: a timer would keep the object from hibernating.
+  const socketGuard = new SocketGuard({
+    idleMs: config.socketIdleTimeout * 1000,
+    maxBufferedBytes: config.maxSocketBuffers,
+    now,
+    ...(platform.scheduleDue && { schedule: platform.scheduleDue.bind(platform) }),
+  });
   const sockets: LongLivedConnections = {
     admit: (request, env) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)),
     watch: (raw, ticket) => socketGuard.watch(raw, ticket),
@@ -325,6 +331,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   };
 
   const dueWork = features.flatMap((parts) => (parts.runDue ? [parts.runDue] : []));
+  if (upgrades.length > 0 && platform.scheduleDue) dueWork.push(async () => socketGuard.sweep());
   const served: App = {
     fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
     init,

@@ -64,7 +64,7 @@ export interface Platform {
    */
   activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
   /**
-   * Where queued work (ActivityPub deliveries and their retries) runs when not in a loop of the app's own:
+   * Where queued work (ActivityPub deliveries and their retries, the WebSockets' idle sweep) runs when not in a loop of the app's own:
    * the runtime calls `App.runDue()` once `inMs` have passed (Workers: the shared-state Durable Object's
    * alarm, as an isolate's timers end with its request). Absent: the app works its queues itself, with
    * timers (Node, Deno, Bun).

@@ -16,6 +16,8 @@ interface Attachment {
   url: string;
   /** CF-Connecting-IP of the upgrade, so the resumed connection is counted against the same address. */
   address: string | null;
+  /** When the client last sent something (ms since the epoch): a resumed connection's idle time counts from it. */
+  heard: number;
 }
 
 interface StateRow extends Record<string, string | number | null> {
@@ -49,10 +51,10 @@ export class HibernatingSockets {
 
   /** Accepts the server end of a new socket for a resumable endpoint. */
   accept(socket: HibernatableWebSocket, answer: Resumable, request: Request): void {
-    const attachment: Attachment = { id: crypto.randomUUID(), url: request.url, address: request.headers.get('cf-connecting-ip') };
+    const attachment: Attachment = { id: crypto.randomUUID(), url: request.url, address: request.headers.get('cf-connecting-ip'), heard: Date.now() };
     socket.serializeAttachment(attachment);
     this.#ctx.acceptWebSocket(socket);
-    this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment.id)));
+    this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment)));
   }
 
   /**
@@ -66,6 +68,8 @@ export class HibernatingSockets {
   async message(socket: HibernatableWebSocket, message: string | ArrayBuffer): Promise<void> {
     const handlers = this.#handlers.get(socket);
     if (!handlers) return socket.close(CLOSE_RESTARTED, 'the connection could not be carried on; connect again');
+    const attachment = socket.deserializeAttachment() as Attachment | null;
+    if (attachment) socket.serializeAttachment({ ...attachment, heard: Date.now() } satisfies Attachment);
     if (typeof message !== 'string') return handlers.message(null);
     if (new TextEncoder().encode(message).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
     handlers.message(message);
@@ -80,11 +84,12 @@ export class HibernatingSockets {
     handlers?.closed();
   }
 
-  #socketLike(socket: HibernatableWebSocket, id: string): SocketLike {
+  #socketLike(socket: HibernatableWebSocket, { id, heard }: Attachment): SocketLike {
     return {
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
       remember: (state) => void this.#sql.exec('INSERT INTO socket_states (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state', id, JSON.stringify(state)),
+      lastHeard: heard,
     };
   }
 
@@ -100,10 +105,12 @@ export class HibernatingSockets {
       if (attachment.address) headers.set('cf-connecting-ip', attachment.address);
       const answer = row ? await app.upgradeWebSocket?.(new Request(attachment.url, { headers })) : null;
       if (!answer || !('accept' in answer) || !isResumable(answer)) {
+        // An answer not taken gives its place in the socket budget back.
+        if (answer && 'accept' in answer) answer.cancel?.();
         socket.close(CLOSE_RESTARTED, 'the connection could not be carried on; connect again');
         continue;
       }
-      this.#handlers.set(socket, answer.resume(this.#socketLike(socket, attachment.id), JSON.parse(row!.state)));
+      this.#handlers.set(socket, answer.resume(this.#socketLike(socket, attachment), JSON.parse(row!.state)));
     }
     // Rows of sockets that ended while no instance of the object was there to hear it.
     for (const { id } of this.#sql.exec<StateRow>('SELECT id FROM socket_states').toArray()) {

@@ -14,6 +14,8 @@ export interface SocketLike {
    * Object's WebSocket hibernation): keeps what the connection needs to carry on (JSON), for `resume`.
    */
   remember?(state: unknown): void;
+  /** When the client last sent something (ms since the epoch), where the runtime kept it through hibernation: the idle rule counts from it. */
+  readonly lastHeard?: number;
 }
 
 /** What the runtime calls when something arrives on an accepted socket. */

@@ -2,7 +2,9 @@
  * What every accepted WebSocket goes through, whichever feature serves it: its place in the budget is given
  * back when it closes (or when its handshake fails), a socket that listens for nothing and stays silent is
  * closed, and the unsent bytes of all sockets together stay under one bound. Pings and pongs are the runtime's
- * (it drops sockets that stop answering them).
+ * (it drops sockets that stop answering them). The idle rule runs on an interval timer while sockets are open,
+ * or where the runtime asks for it (`schedule`: a Durable Object, which a timer would keep from hibernating)
+ * at the times the runtime is asked for.
  */
 import { CLOSE_TOO_SLOW, MAX_BUFFERED_BYTES, type SocketHandlers, type SocketLike, type UpgradeAnswer } from '../notifications/socket.ts';
 import type { Admission, SocketTicket } from './budget.ts';
@@ -18,6 +20,12 @@ export interface SocketGuardOptions {
   /** Unsent bytes of all sockets together; past it the socket furthest behind is dropped. One socket holds at most MAX_BUFFERED_BYTES. */
   maxBufferedBytes: number;
   now(): number;
+  /**
+   * Present where the runtime calls `sweep` itself (Workers: the Durable Object's alarm, through
+   * `App.runDue`): the guard asks it to, `inMs` from now, when a socket may have turned idle by then.
+   * Absent: an interval timer sweeps while sockets are open.
+   */
+  schedule?(inMs: number): void;
 }
 
 interface Watched {
@@ -60,6 +68,8 @@ export class SocketGuard {
   /** Sum of `counted`: never below the bytes really buffered by sockets sent to since they last drained. */
   #buffered = 0;
   #sweeper: ReturnType<typeof setInterval> | undefined;
+  /** With `schedule`: the time of the sweep asked for last (none, or it has run: undefined). */
+  #nextSweep: number | undefined;
 
   constructor(options: SocketGuardOptions) {
     this.#options = options;
@@ -75,9 +85,10 @@ export class SocketGuard {
    * response, whose `raw` socket enqueues to its body and says how much is queued unread.
    */
   watch(raw: SocketLike, ticket: SocketTicket): WatchedConnection {
-    const watched: Watched = { raw, lastHeard: this.#options.now(), counted: 0, closing: false };
+    // A socket carried on through hibernation is idle since it was last heard before it.
+    const watched: Watched = { raw, lastHeard: raw.lastHeard ?? this.#options.now(), counted: 0, closing: false };
     this.#live.add(watched);
-    this.#startSweeping();
+    this.#startSweeping(watched);
     let closed = false;
     return {
       socket: {
@@ -89,9 +100,12 @@ export class SocketGuard {
         get bufferedAmount() {
           return raw.bufferedAmount;
         },
+        ...(raw.remember && { remember: (state: unknown) => raw.remember!(state) }),
       },
       heard: () => {
         watched.lastHeard = this.#options.now();
+        // What the message changes may end the last subscription, also later (a refused `sub`): check then.
+        this.#sweepBy(watched.lastHeard + this.#options.idleMs);
       },
       listensWhile: (subscribed) => {
         watched.subscribed = subscribed;
@@ -105,40 +119,68 @@ export class SocketGuard {
     };
   }
 
-  /** The answer to give the runtime: the feature's, on a watched socket, with the ticket given back exactly once. */
+  /**
+   * The answer to give the runtime: the feature's, on a watched socket, with the ticket given back exactly
+   * once. A connection carried on through hibernation (`resume`) is watched the same way and holds the ticket
+   * of the upgrade the runtime made again for it.
+   */
   guard(answer: Acceptance, ticket: SocketTicket): Acceptance {
+    const { resume } = answer;
     return {
-      accept: (raw) => {
-        const connection = this.watch(raw, ticket);
-        let handlers: SocketHandlers;
-        try {
-          handlers = answer.accept(connection.socket);
-        } catch (error) {
-          connection.closed();
-          throw error;
-        }
-        const subscribed = handlers.subscribed;
-        // A socket opened for one topic listens as long as it is open.
-        connection.listensWhile(subscribed ? () => subscribed() : () => true);
-        let closed = false;
-        return {
-          message: (text) => {
-            connection.heard();
-            handlers.message(text);
-          },
-          closed: () => {
-            if (closed) return;
-            closed = true;
-            connection.closed();
-            handlers.closed();
-          },
-          ...(subscribed && { subscribed: () => subscribed() }),
-        };
-      },
+      accept: (raw) => this.#open(raw, ticket, (socket) => answer.accept(socket)),
+      ...(resume && { resume: (raw: SocketLike, state: unknown) => this.#open(raw, ticket, (socket) => resume(socket, state)) }),
       cancel: () => {
         ticket.release();
         answer.cancel?.();
       },
+    };
+  }
+
+  /**
+   * Closes the sockets that listen for nothing and have been silent for the idle time, and answers in how many
+   * ms the next may have (null: no socket open listens for nothing). The interval timer calls it every half
+   * of the idle time (so a socket is closed within 1.5 times it), or the runtime, as `schedule` asked.
+   */
+  sweep(): number | null {
+    const now = this.#options.now();
+    this.#nextSweep = undefined;
+    let next: number | undefined;
+    for (const watched of this.#live) {
+      if (watched.closing || (watched.subscribed?.() ?? true)) continue;
+      const idleAt = watched.lastHeard + this.#options.idleMs;
+      if (idleAt > now) next = Math.min(next ?? idleAt, idleAt);
+      else this.#closeIdle(watched);
+    }
+    if (next === undefined) return null;
+    this.#nextSweep = next;
+    return next - now;
+  }
+
+  #open(raw: SocketLike, ticket: SocketTicket, open: (socket: SocketLike) => SocketHandlers): SocketHandlers {
+    const connection = this.watch(raw, ticket);
+    let handlers: SocketHandlers;
+    try {
+      handlers = open(connection.socket);
+    } catch (error) {
+      connection.closed();
+      throw error;
+    }
+    const subscribed = handlers.subscribed;
+    // A socket opened for one topic listens as long as it is open.
+    connection.listensWhile(subscribed ? () => subscribed() : () => true);
+    let closed = false;
+    return {
+      message: (text) => {
+        connection.heard();
+        handlers.message(text);
+      },
+      closed: () => {
+        if (closed) return;
+        closed = true;
+        connection.closed();
+        handlers.closed();
+      },
+      ...(subscribed && { subscribed: () => subscribed() }),
     };
   }
 
@@ -182,9 +224,10 @@ export class SocketGuard {
     watched.raw.terminate?.();
   }
 
-  #startSweeping(): void {
+  #startSweeping(watched: Watched): void {
+    if (this.#options.schedule) return this.#sweepBy(watched.lastHeard + this.#options.idleMs);
     if (this.#sweeper !== undefined) return;
-    this.#sweeper = setInterval(() => this.#sweep(), Math.max(50, this.#options.idleMs / 2));
+    this.#sweeper = setInterval(() => this.sweep(), Math.max(50, this.#options.idleMs / 2));
   }
 
   #stopSweeping(): void {
@@ -192,14 +235,16 @@ export class SocketGuard {
     this.#sweeper = undefined;
   }
 
-  /** Closes the sockets that listen for nothing and have been silent for the idle time (so within 1.5 times it). */
-  #sweep(): void {
-    const now = this.#options.now();
-    for (const watched of this.#live) {
-      if (watched.closing || (watched.subscribed?.() ?? true)) continue;
-      if (now - watched.lastHeard < this.#options.idleMs) continue;
-      watched.closing = true;
-      watched.raw.close(CLOSE_IDLE, 'idle: subscribed to nothing');
-    }
+  /** With `schedule`: has a sweep run by `at`, asking the runtime only when none is asked for by then already. */
+  #sweepBy(at: number): void {
+    const schedule = this.#options.schedule;
+    if (!schedule || (this.#nextSweep !== undefined && this.#nextSweep <= at)) return;
+    this.#nextSweep = at;
+    schedule(Math.max(0, at - this.#options.now()));
+  }
+
+  #closeIdle(watched: Watched): void {
+    watched.closing = true;
+    watched.raw.close(CLOSE_IDLE, 'idle: subscribed to nothing');
   }
 }

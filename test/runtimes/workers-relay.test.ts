@@ -2,7 +2,8 @@
  * The Nostr relay in the shared-state Durable Object, as workerd runs it (the bundle of `wrangler deploy
  * --dry-run` in Miniflare, two isolates and the object): workerd evicts an object after 10 s without work,
  * also while hibernating WebSockets stay open. Its events come back from its SQLite storage, and a
- * subscription made before the eviction still hears an event published after it. The portable relay cases
+ * subscription made before the eviction still hears an event published after it; a socket subscribed to
+ * nothing is closed by the object's alarm though it hibernated. The portable relay cases
  * (test/portable/relay-suite.ts) cover the NIPs on Workers.
  */
 import type { Readable } from 'node:stream';
@@ -84,5 +85,33 @@ describe('the relay in the Durable Object', () => {
       writer.close();
       subscriber.close();
     }
+  }, 60_000);
+});
+
+describe('the idle rule on hibernating relay sockets', () => {
+  let idle: Miniflare;
+  let idleOutput = '';
+
+  afterAll(async () => {
+    await idle?.dispose();
+  });
+
+  it('closes a socket subscribed to nothing after the idle time on the object\'s alarm, after the object was evicted meanwhile', async () => {
+    // Longer than the 10 s after which workerd evicts the object: a timer of the guard's would have kept it in memory.
+    idle = new Miniflare({
+      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+        stdout.on('data', (chunk: Buffer) => (idleOutput += chunk));
+        stderr.on('data', (chunk: Buffer) => (idleOutput += chunk));
+      },
+      workers: isolatesSharingTheObject(bundle, { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true', SVC_SOCKET_IDLE_TIMEOUT: '13s' }),
+    });
+    const idleUrl = `${(await idle.ready).href.replace(/^http/, 'ws')}relay`;
+    const socket = new WebSocket(idleUrl);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const started = idleOutput.match(READ_BACK)?.length ?? 0;
+    expect(await closed).toEqual({ code: 1001, reason: 'idle: subscribed to nothing' });
+    // The alarm started the object again: the socket had hibernated, and was carried on to be closed.
+    expect(idleOutput.match(READ_BACK)?.length ?? 0).toBe(started + 1);
   }, 60_000);
 });

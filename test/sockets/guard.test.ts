@@ -74,6 +74,62 @@ describe('the socket guard', () => {
     expect(budget.open).toBe(0);
   });
 
+  it('carries a hibernated connection on through the feature\'s resume, watched and holding the ticket, its state kept through the guard', () => {
+    const guard = new SocketGuard({ idleMs: 1000, maxBufferedBytes: 1 << 20, now: Date.now });
+    const budget = new SocketBudget({ perAddress: 1, total: 5 });
+    const admission = budget.admit('192.0.2.1');
+    if ('refuse' in admission) throw new Error('refused');
+    const resumed: unknown[] = [];
+    const acceptance = guard.guard(
+      {
+        accept: () => ({ message: () => {}, closed: () => {} }),
+        resume: (socket, state) => {
+          resumed.push(state);
+          socket.remember!({ kept: true });
+          return { message: () => {}, closed: () => {}, subscribed: () => true };
+        },
+      },
+      admission.ticket,
+    );
+    const remembered: unknown[] = [];
+    const raw = Object.assign(new FakeSocket(), { remember: (state: unknown) => void remembered.push(state) });
+    raw.handlers = acceptance.resume!(raw, { subscriptions: 1 });
+    expect(resumed).toEqual([{ subscriptions: 1 }]);
+    expect(remembered).toEqual([{ kept: true }]);
+    expect([guard.open, budget.openFrom('192.0.2.1')]).toEqual([1, 1]);
+    raw.close(1000, 'bye');
+    expect([guard.open, budget.open]).toEqual([0, 0]);
+  });
+
+  it('with `schedule`, sweeps only when the runtime runs it (no timer), counting from when a resumed socket was last heard', () => {
+    vi.useFakeTimers();
+    let now = 100_000;
+    const asked: number[] = [];
+    const guard = new SocketGuard({ idleMs: 1000, maxBufferedBytes: 1 << 20, now: () => now, schedule: (inMs) => void asked.push(inMs) });
+    const budget = new SocketBudget({ perAddress: 5, total: 5 });
+    const fresh = open(guard, budget);
+    expect(asked).toEqual([1000]);
+    expect(vi.getTimerCount()).toBe(0);
+    // Heard again: the sweep already asked for comes first, so the runtime is not asked again.
+    now += 400;
+    fresh.handlers.message('hello');
+    expect(asked).toEqual([1000]);
+    // A socket carried on through hibernation, last heard 900 ms ago: a sweep sooner than the one asked for.
+    const admission = budget.admit('192.0.2.1');
+    if ('refuse' in admission) throw new Error('refused');
+    const resumedRaw = Object.assign(new FakeSocket(), { lastHeard: now - 900 });
+    resumedRaw.handlers = guard.guard({ accept: () => ({ message: () => {}, closed: () => {} }), resume: () => ({ message: () => {}, closed: () => {}, subscribed: () => false }) }, admission.ticket).resume!(resumedRaw, {});
+    expect(asked).toEqual([1000, 100]);
+    now += 100;
+    expect(guard.sweep()).toBe(900);
+    expect(resumedRaw.closedWith).toEqual({ code: CLOSE_IDLE, reason: 'idle: subscribed to nothing' });
+    expect(fresh.raw.closedWith).toBeNull();
+    now += 900;
+    expect(guard.sweep()).toBeNull();
+    expect(fresh.raw.closedWith?.code).toBe(CLOSE_IDLE);
+    expect([guard.open, budget.open]).toEqual([0, 0]);
+  });
+
   it('keeps the unsent bytes of all sockets under the bound by dropping the socket furthest behind', () => {
     const guard = new SocketGuard({ idleMs: 60_000, maxBufferedBytes: 100_000, now: Date.now });
     const budget = new SocketBudget({ perAddress: 0, total: 0 });
