@@ -29,7 +29,7 @@ export async function relabelBlankNodes(quads: readonly Quad[]): Promise<Quad[]>
     if (!renamed) labels.set(term.value, (renamed = blankNode(`b${labels.size}`)));
     return renamed as T;
   };
-  const pacer = new Pacer(QUADS_PER_SLICE * 20);
+  const pacer = new Pacer(QUADS_PER_SLICE * 4);
   const relabelled: Quad[] = [];
   for (const q of quads) {
     relabelled.push(quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph)));
@@ -100,26 +100,29 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
   const longList = async (head: Term): Promise<Term | null> => {
     if (!referencedOnce(head) || written.has(key(head)) || notInline.has(key(head))) return null;
     const items: Term[] = [];
-    const nodes: Term[] = [];
-    const seen = new Set<string>();
+    /** The keys of the list's nodes, in order. */
+    const nodes = new Set<string>();
     const walking = new Pacer(QUADS_PER_SLICE * 4);
     for (let node = head; !(node.termType === 'NamedNode' && node.value === NIL); ) {
-      const own = ownQuads(node);
+      const nodeKey = key(node);
+      const own = bySubject.get(nodeKey)?.quads ?? [];
       const first = own.find((q) => q.predicate.value === FIRST);
       const rest = own.find((q) => q.predicate.value === REST);
-      if (notInline.has(key(node)) || !referencedOnce(node) || seen.has(key(node)) || own.length !== 2 || !first || !rest) {
-        for (const passed of nodes) notInline.add(key(passed));
+      if (notInline.has(nodeKey) || !referencedOnce(node) || nodes.has(nodeKey) || own.length !== 2 || !first || !rest) {
+        for (const passed of nodes) notInline.add(passed);
         notInline.add(key(head));
         return null;
       }
-      seen.add(key(node));
-      nodes.push(node);
+      nodes.add(nodeKey);
       items.push(first.object);
       node = rest.object;
       if (walking.due(1)) await cooperation.pause();
     }
     if (items.length <= MAX_INLINE_LIST_ITEMS) return null;
-    for (const node of nodes) written.add(key(node));
+    for (const nodeKey of nodes) {
+      written.add(nodeKey);
+      if (walking.due(1)) await cooperation.pause();
+    }
     const parts: string[] = [];
     for (let from = 0; from < items.length; from += MAX_INLINE_LIST_ITEMS) {
       parts.push(listContents(items.slice(from, from + MAX_INLINE_LIST_ITEMS).map((item) => render(item, 2))));

@@ -111,6 +111,14 @@ async function ready(started: Started, ports: number[], what: string): Promise<v
 }
 
 /**
+ * svc listens before it is ready (a single-user pod is made after) and holds early requests until it is:
+ * one answer over HTTP means the following client lines find what a person would find after the start line.
+ */
+async function answered(ports: number[]): Promise<void> {
+  for (const port of ports) await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(60_000) }).then((response) => response.body?.cancel(), () => undefined);
+}
+
+/**
  * Runs a server block: its setup lines, its background lines (`... &`) as processes of their own, then its
  * last line, until the test stops them. `svc start` without a port or host gets this machine's port for 3000
  * and 127.0.0.1.
@@ -132,6 +140,7 @@ async function startServer(block: ExampleBlock, space: Workspace): Promise<Start
       const process = launch(command, space);
       started.push(process);
       await ready(process, documentedPorts(command), `${block.at}: ${command}`);
+      if (/^svc start\b/.test(command)) await answered(documentedPorts(command));
     }
   } catch (error) {
     await stopAll(started);
