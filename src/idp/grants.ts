@@ -30,12 +30,16 @@ export interface PasskeyChallenge {
   userHandle?: string;
 }
 
-/** A grant as stored; an exchanged authorization code keeps when it was used and the id of what it issued. */
+/**
+ * A grant as stored; an exchanged authorization code keeps when it was claimed, the id of what it issued,
+ * and whether it was presented again before that id was recorded.
+ */
 interface GrantRecord<T> {
   grant: T;
   expires: number;
   used?: number;
   issued?: string;
+  reused?: true;
 }
 
 /**
@@ -88,9 +92,10 @@ export class OneTimeGrants<T> {
    * stays, marked used with that id, until it would have expired.
    *
    * `check` runs first, on every presentation, and throws to refuse: a request that fails it (another
-   * client, a wrong redirect_uri or PKCE verifier) neither uses the code up nor revokes anything. The
-   * authorization exists before the code is marked, so a second use always finds what to revoke; of two
-   * concurrent exchanges, the one whose mark fails revokes both authorizations.
+   * client, a wrong redirect_uri or PKCE verifier) neither uses the code up nor revokes anything. Then the
+   * code is claimed (marked used, compare-and-swap) before anything is issued: of two concurrent exchanges
+   * only the winner issues. A presentation that finds the code claimed but its authorization not yet
+   * recorded marks it `reused`, so the winner's recording fails and the winner revokes what it issued.
    */
   async exchange(
     secret: string,
@@ -102,17 +107,40 @@ export class OneTimeGrants<T> {
     if (!found || found.record.expires <= this.#now()) return { refused: 'unknown' };
     const { path, record, etag } = found;
     await check(record.grant);
-    if (record.used !== undefined) {
-      if (record.issued !== undefined) await revoke(record.grant, record.issued);
+    const claim: GrantRecord<T> = { ...record, used: this.#now() };
+    const claimed = record.used === undefined ? await this.#write(path, claim, etag) : null;
+    if (!claimed) {
+      await this.#reused(secret, revoke);
       return { refused: 'reused' };
     }
     const issued = await issue(record.grant);
-    const marked: GrantRecord<T> = { ...record, used: this.#now(), issued };
-    if (await this.#storage.put(path, JSON.stringify(marked), { contentType: 'application/json', ifMatch: etag })) return { grant: record.grant, issued };
+    if (await this.#write(path, { ...claim, issued }, claimed)) return { grant: record.grant, issued };
     await revoke(record.grant, issued);
-    const winner = await this.#read(secret);
-    if (winner?.record.issued !== undefined) await revoke(record.grant, winner.record.issued);
     return { refused: 'reused' };
+  }
+
+  /**
+   * A used code presented again: revokes what its first use issued, or, while that use is still issuing,
+   * marks the code so the first use revokes it itself. The record changes at most twice after its claim
+   * (issued, or reused), so a few rounds settle it.
+   */
+  async #reused(secret: string, revoke: (grant: T, issued: string) => Promise<unknown>): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      const found = await this.#read(secret);
+      if (!found || found.record.reused) return;
+      const { path, record, etag } = found;
+      if (record.issued !== undefined) {
+        await revoke(record.grant, record.issued);
+        return;
+      }
+      if (await this.#write(path, { ...record, reused: true }, etag)) return;
+    }
+  }
+
+  /** Replaces a record when its ETag is still `ifMatch`; the new ETag, or null when another write came first. */
+  async #write(path: string, record: GrantRecord<T>, ifMatch: string): Promise<string | null> {
+    const written = await this.#storage.put(path, JSON.stringify(record), { contentType: 'application/json', ifMatch });
+    return written?.meta.etag ?? null;
   }
 
   async #read(secret: string): Promise<{ path: string; record: GrantRecord<T>; etag: string } | null> {

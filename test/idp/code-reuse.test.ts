@@ -95,4 +95,37 @@ describe('a re-used authorization code revokes the tokens issued from it', () =>
     expect((await tokenRequest(server(), { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, auth)).status).toBe(400);
     expect((await server().request(PRIVATE, bearer(kept.access_token))).status).toBe(200);
   });
+
+  /** At least one answer is invalid_grant, and no token either answer carries works. */
+  async function expectNoLiveTokens(answers: Response[], works: (accessToken: string) => Promise<boolean>) {
+    const bodies = await Promise.all(answers.map((answer) => answer.json()));
+    expect(answers.map((answer) => answer.status).filter((status) => status === 400).length).toBeGreaterThanOrEqual(1);
+    for (const [index, answer] of answers.entries()) {
+      if (answer.status === 400) expect(bodies[index]).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('used already') });
+      else expect(answer.status).toBe(200);
+    }
+    for (const body of bodies.filter((body) => body.access_token)) expect(await works(body.access_token)).toBe(false);
+  }
+
+  it('/oauth/token: of two concurrent exchanges one is refused with invalid_grant, and no token of the code stays usable', async () => {
+    const app = await registerApp(server());
+    const auth = { authorization: basic(app.client_id, app.client_secret) };
+    const exchange = { grant_type: 'authorization_code', code: await outOfBandCode(server(), app), redirect_uri: OOB };
+    const answers = await Promise.all([tokenRequest(server(), exchange, auth), tokenRequest(server(), exchange, auth)]);
+    await expectNoLiveTokens(answers, async (accessToken) => (await server().request(PRIVATE, bearer(accessToken))).status === 200);
+  });
+
+  it('/idp/token: of two concurrent exchanges one is refused with invalid_grant, and no token of the code stays usable', async () => {
+    const client = await registerClient(server());
+    const key = await dpopKey();
+    const { verifier, challenge } = await pkce();
+    const code = (await authorize(server(), client.client_id, challenge)).searchParams.get('code')!;
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier };
+    const token = async () => server().request('/idp/token', form(exchange, { authorization: basic(client.client_id, client.client_secret!), dpop: await key.proof('POST', `${svc.base}/idp/token`) }));
+    const answers = await Promise.all([token(), token()]);
+    await expectNoLiveTokens(answers, async (accessToken) => {
+      const read = await server().request(PRIVATE, { headers: { authorization: `DPoP ${accessToken}`, dpop: await key.proof('GET', svc.base + PRIVATE) } });
+      return read.status === 200;
+    });
+  });
 });

@@ -84,23 +84,50 @@ describe('GrantStore: an authorization code is exchanged once, and its second us
     expect(revoked).toEqual([]);
   });
 
-  it('of two concurrent exchanges one wins, and the loser revokes both authorizations', async () => {
+  /** A check that lets no exchange on until `count` of them have read the unused code and passed it. */
+  function checkedTogether(count: number) {
+    let waiting = 0;
+    let allChecked!: () => void;
+    const barrier = new Promise<void>((resolve) => (allChecked = resolve));
+    return async () => {
+      if (++waiting === count) allChecked();
+      await barrier;
+    };
+  }
+
+  it('of two concurrent exchanges only the one that claims the code issues; the other is refused and revokes it', async () => {
+    const { grants } = grantStore();
+    const code = await grants.codes.issue(CODE);
+    const issuedIds: string[] = [];
+    const revoked: string[] = [];
+    const issue = async () => {
+      issuedIds.push(`family-${issuedIds.length + 1}`);
+      return issuedIds.at(-1)!;
+    };
+    const revoke = async (_: CodeGrant, issued: string) => revoked.push(issued);
+    const check = checkedTogether(2);
+    const answers = await Promise.all([grants.codes.exchange(code, check, issue, revoke), grants.codes.exchange(code, check, issue, revoke)]);
+
+    expect(issuedIds).toEqual(['family-1']);
+    expect(answers.filter((answer) => 'refused' in answer).length).toBeGreaterThanOrEqual(1);
+    expect(answers.every((answer) => 'refused' in answer ? answer.refused === 'reused' : answer.issued === 'family-1')).toBe(true);
+    expect(revoked).toEqual(['family-1']);
+  });
+
+  it('a second presentation while the first is still issuing makes the first revoke what it issued', async () => {
     const { grants } = grantStore();
     const code = await grants.codes.issue(CODE);
     const revoked: string[] = [];
     const revoke = async (_: CodeGrant, issued: string) => revoked.push(issued);
-    // Both have read the unused code before either marks it: each issues, then waits for the other.
-    let next = 0;
-    let bothIssued!: () => void;
-    const barrier = new Promise<void>((resolve) => (bothIssued = resolve));
+    let second!: Promise<unknown>;
     const issue = async () => {
-      const family = `family-${++next}`;
-      if (next === 2) bothIssued();
-      await barrier;
-      return family;
+      second = grants.codes.exchange(code, noCheck, async () => 'family-2', revoke);
+      expect(await second).toEqual({ refused: 'reused' });
+      return 'family-1';
     };
-    const answers = await Promise.all([grants.codes.exchange(code, noCheck, issue, revoke), grants.codes.exchange(code, noCheck, issue, revoke)]);
-    expect(answers.filter((answer) => 'refused' in answer)).toEqual([{ refused: 'reused' }]);
-    expect(revoked.sort()).toEqual(['family-1', 'family-2']);
+    expect(await grants.codes.exchange(code, noCheck, issue, revoke)).toEqual({ refused: 'reused' });
+    expect(revoked).toEqual(['family-1']);
+    expect(await grants.codes.exchange(code, noCheck, async () => 'family-3', revoke)).toEqual({ refused: 'reused' });
+    expect(revoked).toEqual(['family-1']);
   });
 });
