@@ -15,7 +15,7 @@ import { checkCsrf, csrfFor, type CurrentSession } from './session.ts';
 const MAX_NAME_LENGTH = 100;
 const toLogin = () => new Response(null, { status: 303, headers: { Location: AUTH_PATH } });
 
-async function render(idp: IdpContext, request: Request, session: CurrentSession, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
+export async function renderAccount(idp: IdpContext, request: Request, session: CurrentSession, csrf: string, extra: Partial<AccountView> = {}, status = 200): Promise<Response> {
   const { account } = session;
   const passkeys = (await idp.passkeys.list(account.id)).map(({ id, name, created, lastUsed }) => ({ id, name, created, ...(lastUsed && { lastUsed }) }));
   const view: AccountView = {
@@ -37,7 +37,7 @@ export async function showAccount(idp: IdpContext, request: Request): Promise<Re
   const session = await idp.sessions.current(request);
   if (!session) return toLogin();
   const csrf = csrfFor(request);
-  const response = await render(idp, request, session, csrf.value);
+  const response = await renderAccount(idp, request, session, csrf.value);
   if (csrf.setCookie) response.headers.append('Set-Cookie', csrf.setCookie);
   return response;
 }
@@ -57,7 +57,7 @@ export function accountForm(action: AccountAction) {
     try {
       return await action(idp, request, session, form);
     } catch (error) {
-      if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message }, error.status);
+      if (error instanceof HttpProblem && error.status < 500) return renderAccount(idp, request, session, form.csrf!, { error: error.message }, error.status);
       throw error;
     }
   };
@@ -76,17 +76,17 @@ async function endEverything(idp: IdpContext, account: Account, password?: strin
 
 export const changePassword = accountForm(async (idp, request, session, form) => {
   const { account } = session;
-  if (!(await idp.accounts.login(account.email, form.current))) return render(idp, request, session, form.csrf!, { error: 'The current password is wrong.', errorField: 'current' }, 401);
+  if (!(await idp.accounts.login(account.email, form.current))) return renderAccount(idp, request, session, form.csrf!, { error: 'The current password is wrong.', errorField: 'current' }, 401);
   let changed: Account;
   try {
     changed = await endEverything(idp, account, form.password ?? '');
   } catch (error) {
-    if (error instanceof HttpProblem && error.status < 500) return render(idp, request, session, form.csrf!, { error: error.message, ...(error.type === PROBLEM_TYPE_BASE + 'invalid-password' && { errorField: 'new' }) }, error.status);
+    if (error instanceof HttpProblem && error.status < 500) return renderAccount(idp, request, session, form.csrf!, { error: error.message, ...(error.type === PROBLEM_TYPE_BASE + 'invalid-password' && { errorField: 'new' }) }, error.status);
     throw error;
   }
   // This browser stays logged in, in a session of the new epoch.
   const started = await idp.sessions.start(request, changed);
-  const response = await render(idp, request, started.session, form.csrf!, { message: 'Your password has been changed. Every other session has ended, and so has every token your apps and scripts held: they must log in again.' });
+  const response = await renderAccount(idp, request, started.session, form.csrf!, { message: 'Your password has been changed. Every other session has ended, and so has every token your apps and scripts held: they must log in again.' });
   response.headers.append('Set-Cookie', started.setCookie);
   return response;
 });
@@ -103,14 +103,14 @@ export const signOutEverywhere = accountForm(async (idp, request, session) => {
 /** `POST /idp/account/apps/revoke`: logs an app out (its authorization and every token of it). */
 export const revokeAppForm = accountForm(async (idp, request, session, form) => {
   const revoked = await idp.apps.revoke(session.account.id, form.app ?? '');
-  return render(idp, request, session, form.csrf!, revoked ? { message: 'The app has been logged out; its tokens have ended.' } : { error: 'There is no such app.' }, revoked ? 200 : 404);
+  return renderAccount(idp, request, session, form.csrf!, revoked ? { message: 'The app has been logged out; its tokens have ended.' } : { error: 'There is no such app.' }, revoked ? 200 : 404);
 });
 
 /** `POST /idp/account/sessions/end`: ends one session (this browser's too, which then goes to the login page). */
 export const endSessionForm = accountForm(async (idp, request, session, form) => {
   const ended = await idp.sessions.endOne(session.account.id, form.session ?? '');
   if (ended && form.session === session.id) return new Response(null, { status: 303, headers: { Location: AUTH_PATH, 'Set-Cookie': idp.sessions.clear(request) } });
-  return render(idp, request, session, form.csrf!, ended ? { message: 'The session has ended.' } : { error: 'There is no such session.' }, ended ? 200 : 404);
+  return renderAccount(idp, request, session, form.csrf!, ended ? { message: 'The session has ended.' } : { error: 'There is no such session.' }, ended ? 200 : 404);
 });
 
 /** Revokes a client credential and ends the access tokens it got. */
@@ -132,20 +132,20 @@ export const createCredentialForm = accountForm(async (idp, request, session, fo
   try {
     name = credentialName(form.name);
   } catch (error) {
-    return render(idp, request, session, form.csrf!, { error: (error as Error).message, errorField: 'cred-name' }, 400);
+    return renderAccount(idp, request, session, form.csrf!, { error: (error as Error).message, errorField: 'cred-name' }, 400);
   }
   const created = await idp.clients.createCredentials(session.account.id, name);
-  return render(idp, request, session, form.csrf!, { created }, 201);
+  return renderAccount(idp, request, session, form.csrf!, { created }, 201);
 });
 
 export const revokeCredentialForm = accountForm(async (idp, request, session, form) => {
   const revoked = await revokeCredential(idp, session.account.id, form.client_id ?? '');
-  return render(idp, request, session, form.csrf!, revoked ? { message: 'The credential has been revoked; its tokens have ended.' } : { error: 'There is no such credential.' }, revoked ? 200 : 404);
+  return renderAccount(idp, request, session, form.csrf!, revoked ? { message: 'The credential has been revoked; its tokens have ended.' } : { error: 'There is no such credential.' }, revoked ? 200 : 404);
 });
 
 export const removePasskeyForm = accountForm(async (idp, request, session, form) => {
   const removed = await idp.passkeys.remove(session.account.id, form.id ?? '');
-  return render(idp, request, session, form.csrf!, removed ? { message: 'The passkey has been removed.' } : { error: 'There is no such passkey.' }, removed ? 200 : 404);
+  return renderAccount(idp, request, session, form.csrf!, removed ? { message: 'The passkey has been removed.' } : { error: 'There is no such passkey.' }, removed ? 200 : 404);
 });
 
 /** The account named by `Authorization: Basic` with email and password, or by JSON `email` and `password`. */

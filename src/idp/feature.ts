@@ -56,7 +56,7 @@ import {
   SIGN_OUT_EVERYWHERE_PATH,
   TOKEN_PATH,
 } from './paths.ts';
-import { linkNostrKey, nostrDidDocument, nostrLogin } from './nostr.ts';
+import { linkNostrKey, nostrDidDocument, nostrLogin, unlinkNostrKeyForm } from './nostr.ts';
 import { NostrKeyStore } from './nostr-keys.ts';
 import { showRegistration, submitRegistration } from './register.ts';
 import { httpAuthCheck } from '../auth/nostr/verifier.ts';
@@ -97,6 +97,7 @@ function routes(idp: IdpContext): (app: Hono) => void {
     app.delete(`${CLIENT_CREDENTIALS_PATH}/:id`, (c) => revokeCredentialJson(idp, c.req.raw, c.req.param('id')));
     app.post(NOSTR_LOGIN_PATH, (c) => nostrLogin(idp, c.req.raw));
     app.post(NOSTR_LINK_PATH, (c) => linkNostrKey(idp, c.req.raw));
+    app.post(`${NOSTR_LINK_PATH}/unlink`, (c) => unlinkNostrKeyForm(idp, c.req.raw));
     app.get(`${OWN_DID_RESOLVER_PATH}:file`, (c) => nostrDidDocument(idp, c.req.raw, c.req.param('file')));
     // CORS preflights of browser apps (token endpoint, registration); the CORS middleware adds the headers.
     app.options('/idp/*', () => new Response(null, { status: 204 }));

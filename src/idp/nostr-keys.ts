@@ -36,7 +36,7 @@ export class NostrKeyStore {
     this.#storage = storage;
     this.#now = now;
     this.#expiredChallenges = new ExpiredRecords(storage, NOSTR_CHALLENGES, now, log, { lifetimeMs: LINK_CHALLENGE_SECONDS * 1000 });
-    this.#markers = new AccountMarkers(storage, ACCOUNT_NOSTR_KEYS, { max, things: 'linked Nostr keys', type: 'too-many-nostr-keys', remedy: 'sign in with one of them.' });
+    this.#markers = new AccountMarkers(storage, ACCOUNT_NOSTR_KEYS, { max, things: 'linked Nostr keys', type: 'too-many-nostr-keys', remedy: 'unlink one on the account page first.' });
   }
 
   async accountOf(pubkey: string): Promise<string | null> {
@@ -56,6 +56,22 @@ export class NostrKeyStore {
         throw new HttpProblem(409, 'This Nostr key is linked to another account already.', { type: 'nostr-key-taken' });
       }
     });
+  }
+
+  /**
+   * Unlinks a key of the account: it no longer signs in, its DID document is gone and it no longer counts
+   * towards --idp-max-nostr-keys. False when the account holds no such key.
+   */
+  async unlink(pubkey: string, accountId: string): Promise<boolean> {
+    if (!/^[0-9a-f]{64}$/.test(pubkey)) return false;
+    const path = `${NOSTR_KEYS}${pubkey}.json`;
+    const stored = await this.#storage.get(path);
+    if (!stored) return false;
+    const record = JSON.parse(await new Response(stored.body).text()) as KeyRecord;
+    if (record.account !== accountId) return false;
+    await this.#storage.delete(path, { ifMatch: stored.meta.etag });
+    await this.#markers.remove(accountId, pubkey);
+    return true;
   }
 
   /** A new challenge for the account page of `accountId`. */

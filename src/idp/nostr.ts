@@ -1,12 +1,13 @@
 /**
  * Nostr with the identity provider: sign-in with a key an account linked (NIP-07 in the browser signs a
- * NIP-98 event for the login form), linking a key on the account page by signing a single-use challenge,
- * and the DID documents of linked keys (`/.well-known/did/nostr/<pubkey>.json`, for NIP-98 on any route).
+ * NIP-98 event for the login form), linking a key on the account page by signing a single-use challenge
+ * (and unlinking it there), and the DID documents of linked keys (`/.well-known/did/nostr/<pubkey>.json`, for NIP-98 on any route).
  */
 import { didOfKey } from '../auth/nostr/http-auth.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { webIdOf, type IdpContext } from './context.ts';
 import { readForm } from './form.ts';
+import { accountForm, renderAccount } from './account.ts';
 import { afterLogin } from './authorize.ts';
 import { ACCOUNT_PATH } from './paths.ts';
 import { checkCsrf } from './session.ts';
@@ -59,6 +60,13 @@ export async function linkNostrKey(idp: IdpContext, request: Request): Promise<R
   idp.log(`idp: ${session.account.email} linked ${didOfKey(pubkey)}`);
   return next(ACCOUNT_PATH);
 }
+
+/** `POST /idp/account/nostr/unlink` (a form of the account page): unlinks one of the account's keys. */
+export const unlinkNostrKeyForm = accountForm(async (idp, request, session, form) => {
+  const unlinked = await idp.nostrKeys.unlink(form.key ?? '', session.account.id);
+  if (unlinked) idp.log(`idp: ${session.account.email} unlinked ${didOfKey(form.key!)}`);
+  return renderAccount(idp, request, session, form.csrf!, unlinked ? { message: 'The Nostr key has been unlinked: it no longer logs in to this account.' } : { error: 'This account has no such Nostr key.' }, unlinked ? 200 : 404);
+});
 
 /** `GET /.well-known/did/nostr/<pubkey>.json`: the DID document of a linked key, naming the account's WebID. */
 export async function nostrDidDocument(idp: IdpContext, request: Request, file: string): Promise<Response> {

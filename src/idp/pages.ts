@@ -243,6 +243,10 @@ export function accountPage(view: AccountView): string {
 <td>${buttonForm(`${ACCOUNT_PATH}/passkeys/remove`, { csrf: view.csrf, id: passkey.id }, 'Remove', `Remove the passkey ${passkey.name}`)}</td></tr>`,
     )
     .join('\n');
+  const nostrRows = view.nostrKeys
+    .map((key) => `<tr><td><code>did:nostr:${escapeHtml(key)}</code></td>
+<td>${buttonForm(`${NOSTR_LINK_PATH}/unlink`, { csrf: view.csrf, key }, 'Unlink', `Unlink the Nostr key ${key.slice(0, 8)}…`)}</td></tr>`)
+    .join('\n');
   return `<p class="lead">Logged in as <strong>${escapeHtml(view.email)}</strong>.</p>
 <dl class="facts"><dt>WebID</dt><dd><code>${escapeHtml(view.webId)}</code></dd></dl>
 ${view.message ? messageBox('status', view.message) : ''}${errorBox(formError(view))}${created}
@@ -260,7 +264,7 @@ ${field({ id: 'cred-name', name: 'name', label: 'Name of a new credential', hint
 </form>
 <h2>Nostr keys</h2>
 <p class="note">A linked key logs in on the login page (NIP-07 extension) and names this account in the DID document this server serves for it. For requests signed with the key (NIP-98) to count as your WebID, add <code>owl:sameAs &lt;did:nostr:…&gt;</code> to your profile.</p>
-${view.nostrKeys.length ? `<ul>${view.nostrKeys.map((key) => `<li><code>did:nostr:${escapeHtml(key)}</code></li>`).join('')}</ul>` : '<p>None yet.</p>'}
+${nostrRows ? scrolling(`<table aria-label="Nostr keys">${nostrRows}</table>`) : '<p>None yet.</p>'}
 <form id="nostr-link-form">${hiddenFields({ csrf: view.csrf, challenge: view.nostrChallenge })}</form>
 <div class="actions"><button type="button" class="secondary" hidden data-nostr-post="${NOSTR_LINK_PATH}" data-nostr-fields="nostr-link-form" aria-describedby="nostr-status">Link the key of your Nostr extension</button></div>
 <p id="nostr-status" class="status" aria-live="polite" hidden></p>

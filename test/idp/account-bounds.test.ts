@@ -80,7 +80,7 @@ describe('per-account bounds of the identity provider', () => {
     expect(html).not.toContain('refused passkey');
   });
 
-  it('Nostr keys: 409 past --idp-max-nostr-keys; linking a key the account holds again is no new one', async () => {
+  it('Nostr keys: 409 past --idp-max-nostr-keys; linking a key the account holds again is no new one; unlinking one makes room', async () => {
     const browser = await logIn(server);
     const linkUrl = `${svc.base}/idp/account/nostr`;
     const link = async (signer: ReturnType<typeof nostrSigner>) => {
@@ -95,5 +95,13 @@ describe('per-account bounds of the identity provider', () => {
     await expectBound(await link(second), 'too-many-nostr-keys', 'at most 1 linked Nostr keys');
     expect((await server.request(`/.well-known/did/nostr/${second.pubkey}.json`)).status).toBe(404);
     expect((await accountPage(browser)).html).toContain(first.did);
+
+    // Unlinking one on the account page makes room again.
+    const { csrf } = await accountPage(browser);
+    expect((await server.request('/idp/account/nostr/unlink', form({ csrf, key: first.pubkey }, { cookie: browser.cookies }))).status).toBe(200);
+    expect((await link(second)).status).toBe(200);
+    const html = (await accountPage(browser)).html;
+    expect(html).toContain(second.did);
+    expect(html).not.toContain(first.did);
   });
 });

@@ -54,7 +54,7 @@ describe.skipIf(!hasChromium)('Nostr sign-in in a browser (NIP-07 + NIP-98)', ()
     await page.waitForURL(`${svc.base}/idp/account`);
     expect(await page.locator('body').textContent()).not.toContain(`did:nostr:${pubkey}`);
     await page.click('[data-nostr-post="/idp/account/nostr"]');
-    await page.locator('li', { hasText: `did:nostr:${pubkey}` }).waitFor();
+    await page.locator('tr', { hasText: `did:nostr:${pubkey}` }).waitFor();
 
     await page.click('text=Log out');
     await page.waitForURL(`${svc.base}/idp/auth`);
@@ -92,5 +92,20 @@ describe.skipIf(!hasChromium)('Nostr sign-in in a browser (NIP-07 + NIP-98)', ()
     await page.click('[data-nostr-post="/idp/nostr/login"]');
     await page.locator('#nostr-status', { hasText: 'not linked to any account' }).waitFor();
     expect(page.url()).toBe(`${svc.base}/idp/auth`);
+  }, 60_000);
+
+  it('unlinks the key on the account page; it then logs in no more', async () => {
+    const page = await pageWithExtension(browser);
+    await page.goto(`${svc.base}/idp/auth`);
+    await page.click('[data-nostr-post="/idp/nostr/login"]');
+    await page.waitForURL(`${svc.base}/idp/account`);
+    await page.click(`button[aria-label^="Unlink the Nostr key ${pubkey.slice(0, 8)}"]`);
+    await page.locator('text=The Nostr key has been unlinked').waitFor();
+    expect(await page.locator('body').textContent()).not.toContain(`did:nostr:${pubkey}`);
+
+    await page.click('text=Log out');
+    await page.waitForURL(`${svc.base}/idp/auth`);
+    await page.click('[data-nostr-post="/idp/nostr/login"]');
+    await page.locator('#nostr-status', { hasText: 'not linked to any account' }).waitFor();
   }, 60_000);
 });

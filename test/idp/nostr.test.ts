@@ -22,12 +22,12 @@ function signedForm(signer: NostrSigner, url: string, fields: Record<string, str
   return form(fields, { cookie, authorization: signer.authorization(url, 'POST', { body, ...options }) });
 }
 
-/** Logs alice in with her password and opens her account page: the cookies, CSRF value and link challenge. */
-async function accountPage(): Promise<{ cookie: string; csrf: string; challenge: string; html: string }> {
+/** Logs alice (or another account) in with the password and opens the account page: the cookies, CSRF value and link challenge. */
+async function accountPage(email = 'alice@example.org'): Promise<{ cookie: string; csrf: string; challenge: string; html: string }> {
   const loginPage = await test.request('/idp/auth');
   let cookie = cookiesFrom(loginPage);
   const csrf = hiddenField(await loginPage.text(), 'csrf');
-  const login = await test.request('/idp/auth', form({ csrf, email: 'alice@example.org', password: PASSWORD }, { cookie }));
+  const login = await test.request('/idp/auth', form({ csrf, email, password: PASSWORD }, { cookie }));
   expect(login.status).toBe(303);
   cookie = cookiesFrom(login, cookie);
   const page = await test.request('/idp/account', { headers: { cookie } });
@@ -35,8 +35,8 @@ async function accountPage(): Promise<{ cookie: string; csrf: string; challenge:
   return { cookie, csrf, challenge: hiddenField(html, 'challenge'), html };
 }
 
-async function link(signer: NostrSigner): Promise<void> {
-  const { cookie, csrf, challenge } = await accountPage();
+async function link(signer: NostrSigner, email?: string): Promise<void> {
+  const { cookie, csrf, challenge } = await accountPage(email);
   const linked = await test.request('/idp/account/nostr', signedForm(signer, LINK, { csrf, challenge }, cookie));
   expect(linked.status).toBe(200);
 }
@@ -86,6 +86,44 @@ describe('linking a Nostr key on the account page', () => {
     now += 11 * 60 * 1000;
     const signed = signedForm(key, LINK, { csrf, challenge }, cookie, { createdAt: Math.floor(now / 1000) });
     await expectRefused(await test.request('/idp/account/nostr', signed), /expired/);
+  });
+});
+
+describe('unlinking a Nostr key on the account page', () => {
+  const UNLINK = '/idp/account/nostr/unlink';
+
+  it('unlinks the key: the page no longer lists it, it no longer logs in, its DID document is gone; it may be linked again', async () => {
+    await link(key);
+    const { cookie, csrf, html } = await accountPage();
+    expect(html).toContain(`action="${UNLINK}"`);
+    const unlinked = await test.request(UNLINK, form({ csrf, key: key.pubkey }, { cookie }));
+    expect(unlinked.status).toBe(200);
+    const page = await unlinked.text();
+    expect(page).toContain('has been unlinked');
+    expect(page).not.toContain(`did:nostr:${key.pubkey}`);
+    expect((await test.request(`/.well-known/did/nostr/${key.pubkey}.json`)).status).toBe(404);
+    const login = await loginForm();
+    await expectRefused(await test.request('/idp/nostr/login', signedForm(key, LOGIN, { csrf: login.csrf }, login.cookie)), /not linked/);
+    await link(key);
+    expect((await test.request(`/.well-known/did/nostr/${key.pubkey}.json`)).status).toBe(200);
+  });
+
+  it('refuses a form without the CSRF value, and a key of another account or none, unlinking nothing', async () => {
+    expect((await test.request('/.pods', json({ name: 'bob', email: 'bob@example.org', password: PASSWORD }))).status).toBe(201);
+    await link(key);
+    const bobs = nostrSigner();
+    await link(bobs, 'bob@example.org');
+    const { cookie, csrf } = await accountPage();
+
+    const noCsrf = await test.request(UNLINK, form({ key: key.pubkey }, { cookie }));
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.headers.get('content-type')).toBe('application/problem+json');
+    for (const other of [bobs.pubkey, nostrSigner().pubkey, 'not-a-key']) {
+      const refused = await test.request(UNLINK, form({ csrf, key: other }, { cookie }));
+      expect(refused.status).toBe(404);
+      expect(await refused.text()).toContain('no such Nostr key');
+    }
+    for (const linked of [key, bobs]) expect((await test.request(`/.well-known/did/nostr/${linked.pubkey}.json`)).status).toBe(200);
   });
 });
 
