@@ -169,7 +169,52 @@ export function singleUserNotice(pod: SingleUserPod, serverUrl: string, newToken
   return `${where}\nits owner token was printed at first start${another}`;
 }
 
-/** Finds the single-user pod, or creates it on the first start; `name` '' puts it at the root. */
-export function ensureSingleUserPod(deps: SingleUserDeps, name: string): Promise<SingleUserPod> {
-  return name === '' ? ensureRootPod(deps) : ensureNamedPod(deps, name);
+/** Held while one instance finds or makes the pod, so that instances sharing the storage make it once. */
+export const SINGLE_USER_CLAIM = '/.server/single-user-pod.claim';
+/** A claim this old was left by an instance that stopped while making the pod: it is taken over. */
+const CLAIM_STALE_MS = 30_000;
+const CLAIM_POLL_MS = 50;
+
+/**
+ * Waits until the instance holding the claim is done (it deletes the claim), or takes over a stale claim.
+ * Bounded by CLAIM_STALE_MS of waiting even on a clock that does not move.
+ */
+async function claimReleased(storage: StorageDriver, now: () => number): Promise<void> {
+  for (let poll = 0; poll * CLAIM_POLL_MS < CLAIM_STALE_MS; poll++) {
+    const claim = await storage.get(SINGLE_USER_CLAIM);
+    if (!claim) return;
+    const { started } = JSON.parse(await new Response(claim.body).text()) as { started: number };
+    if (now() - started >= CLAIM_STALE_MS) break;
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+  }
+  const stale = await storage.head(SINGLE_USER_CLAIM);
+  if (stale) await storage.delete(SINGLE_USER_CLAIM, { ifMatch: stale.etag });
+}
+
+function podMade(storage: StorageDriver, name: string): Promise<unknown> {
+  return name === '' ? storage.head(ROOT_POD_RECORD) : readPodRecord(storage, name);
+}
+
+/**
+ * Finds the single-user pod, or creates it on the first start; `name` '' puts it at the root. Instances that
+ * start together on one storage (isolates of a Worker, processes behind a balancer) make it once: the one
+ * that claims it makes it, the others wait and find it (with no token: the maker's start prints it).
+ */
+export async function ensureSingleUserPod(deps: SingleUserDeps, name: string): Promise<SingleUserPod> {
+  const make = () => (name === '' ? ensureRootPod(deps) : ensureNamedPod(deps, name));
+  const { storage } = deps;
+  // A claim lost to a stale one's takeover by another waiter: at most one more round each.
+  for (let round = 0; round < 3; round++) {
+    if (await podMade(storage, name)) return make();
+    const claimed = await storage.put(SINGLE_USER_CLAIM, JSON.stringify({ started: deps.now() }), { contentType: 'application/json', ifNoneMatch: '*' });
+    if (claimed) {
+      try {
+        return await make();
+      } finally {
+        await storage.delete(SINGLE_USER_CLAIM, { ifMatch: claimed.meta.etag });
+      }
+    }
+    await claimReleased(storage, deps.now);
+  }
+  throw new Error('single-user mode could not claim the making of its pod: other instances kept the claim. Start again.');
 }

@@ -7,6 +7,7 @@ import { InviteStore } from '../../src/invites/store.ts';
 import { readQuotaRecord } from '../../src/quota/record.ts';
 import { parseRdf } from '../../src/rdf/convert.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
+import { SINGLE_USER_CLAIM } from '../../src/pods/single-user.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 import { BASE, makeApp } from '../support/app.ts';
 import { runSvc, startSvc } from '../support/server.ts';
@@ -152,6 +153,34 @@ describe('--single-user with an empty name: the pod at /', () => {
     expect(await allPaths(taken)).toEqual(takenBefore);
     expect(new TextDecoder().decode(await new Response((await taken.get('/.acl'))!.body).arrayBuffer())).toContain('acl:agentClass foaf:Agent');
     expect((await taken.head('/.acl'))!.size).toBe(rootAcl!.size);
+  });
+});
+
+describe('--single-user: instances that start together on one storage make the pod once', () => {
+  for (const [label, flags, podPath, record] of [
+    ['named pod', {}, '/me/', '/.server/pods/me.json'],
+    ['pod at /', { singleUserName: '' }, '/', '/.server/root-pod.json'],
+  ] as const) {
+    it(`${label}: concurrent first requests of two instances both succeed, and one of them made it`, async () => {
+      const storage = new MemoryDriver();
+      const instances = [makeApp({ singleUser: true, ...flags }, storage), makeApp({ singleUser: true, ...flags }, storage)];
+      const answers = await Promise.all(instances.map(({ request }) => request(podPath, { headers: { accept: 'application/ld+json' } })));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const tokens = await Promise.all(instances.map(async ({ app }) => (await app.singleUserPod!()).token));
+      expect(tokens.filter((token) => token !== null)).toHaveLength(1);
+      expect(await storage.head(record)).not.toBeNull();
+      expect(await storage.head(SINGLE_USER_CLAIM)).toBeNull();
+      const owner = tokens.find((token) => token !== null)!;
+      for (const { request } of instances) expect((await request(`${podPath}private/x.txt`, putText(owner, 'x'))).status).toBeLessThan(300);
+    });
+  }
+
+  it('an instance that stopped while making the pod leaves a claim the next start takes over', async () => {
+    const storage = new MemoryDriver();
+    await storage.put(SINGLE_USER_CLAIM, JSON.stringify({ started: Date.now() - 60_000 }), { contentType: 'application/json' });
+    const { pod } = await singleUserApp({}, storage);
+    expect(pod.token).toEqual(expect.any(String));
+    expect(await storage.head(SINGLE_USER_CLAIM)).toBeNull();
   });
 });
 
