@@ -58,9 +58,8 @@ export const mastodonFeature: Feature = {
       state,
       media,
       streaming: streaming && ((app) => streaming.routes(app)),
-      noStreaming: platform.activityPub
-        ? 'the streaming API carries statuses and notifications, which need ActivityPub (--activitypub)'
-        : `the streaming API carries statuses and notifications, which need ActivityPub, and ActivityPub is not available on the ${platform.runtime} runtime`,
+      // Every runtime runs ActivityPub; Node, Deno and Bun load it only when it is on, so its absence says nothing more.
+      noStreaming: 'the streaming API carries statuses and notifications, which need ActivityPub: it is off on this server. Turn it on with --activitypub (SVC_ACTIVITYPUB=true), which also needs the pod at / (--single-user --single-user-name "")',
       fetch: platform.fetch,
       now,
     });

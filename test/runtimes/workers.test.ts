@@ -294,7 +294,7 @@ describe('the Mastodon API on the Worker', () => {
       for (const init of [{}, { headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }]) {
         const response = (await mf.dispatchFetch(`${BASE}/api/v1/streaming?stream=public`, init)) as unknown as Response;
         expect(response.status).toBe(404);
-        expect(((await response.json()) as { error: string }).error).toMatch(/the streaming API carries statuses and notifications, which need ActivityPub \(--activitypub\)$/);
+        expect(((await response.json()) as { error: string }).error).toMatch(/the streaming API carries statuses and notifications, which need ActivityPub: it is off on this server\. Turn it on with --activitypub \(SVC_ACTIVITYPUB=true\)/);
       }
       const v1 = (await (await mf.dispatchFetch(`${BASE}/api/v1/instance`)).json()) as { urls: { streaming_api: string } };
       const v2 = (await (await mf.dispatchFetch(`${BASE}/api/v2/instance`)).json()) as { configuration: { urls: { streaming: string } } };
