@@ -145,6 +145,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const sockets: LongLivedConnections = {
     admit: (request, env) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)),
     watch: (raw, ticket) => socketGuard.watch(raw, ticket),
+    pingIntervalMs: (config.socketIdleTimeout * 1000) / 2,
   };
   const context: FeatureContext = {
     config,

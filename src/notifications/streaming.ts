@@ -2,7 +2,9 @@
  * StreamingHTTPChannel2023 as Community Solid Server offers it: every resource answer links
  * (`rel="…#updatesViaStreamingHttp2023"`) to a `receiveFrom` URL for it, and a GET there, with the caller's
  * credentials, answers with a body that never ends: one notification per change of the resource, as long as
- * the caller may read it (checked when it connects and before each notification).
+ * the caller may read it (checked when it connects and before each notification). A stream that had nothing
+ * to say for a ping interval writes one byte of whitespace, so a reader that vanished without closing fails a
+ * write and gives its place back.
  */
 import { DataFactory, Writer } from 'n3';
 import { negotiate, parseAccept } from '../http/accept.ts';
@@ -59,8 +61,29 @@ export interface Streaming {
 
 const encoder = new TextEncoder();
 
+/**
+ * Whitespace valid between notifications: a blank line in Turtle (the stream so far stays a Turtle
+ * document); a space in JSON-LD, which starts the next line and makes no empty one (JSON.parse skips it).
+ */
+const KEEP_ALIVE: Record<string, string> = { [TURTLE]: '\n', [JSON_LD]: ' ' };
+
 export function createStreaming(deps: StreamingDeps): Streaming {
   const closers = new Set<() => void>();
+  /** Each open stream's keep-alive; one timer runs them while any is open. */
+  const keepAlives = new Set<() => void>();
+  let keepAliveTimer: ReturnType<typeof setInterval> | undefined;
+  const keepAlive = (stream: () => void) => {
+    keepAlives.add(stream);
+    keepAliveTimer ??= setInterval(() => {
+      for (const each of keepAlives) each();
+    }, deps.sockets.pingIntervalMs);
+  };
+  const stopKeepAlive = (stream: () => void) => {
+    keepAlives.delete(stream);
+    if (keepAlives.size > 0) return;
+    clearInterval(keepAliveTimer);
+    keepAliveTimer = undefined;
+  };
 
   async function open(request: Request, caller: Caller, env: unknown): Promise<Response> {
     const url = new URL(request.url);
@@ -91,6 +114,7 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       ended = true;
       deps.hub.unsubscribe(path, subscriber);
       closers.delete(close);
+      stopKeepAlive(idleWrite);
       connection.closed();
     };
     const close = () => {
@@ -122,8 +146,15 @@ export function createStreaming(deps: StreamingDeps): Streaming {
       },
     };
     const connection = deps.sockets.watch(raw, admission.ticket);
+    let spoke = false;
     const send = (notification: Record<string, unknown>) => {
-      if (!ended) connection.socket.send(serialize(notification));
+      if (ended) return;
+      spoke = true;
+      connection.socket.send(serialize(notification));
+    };
+    const idleWrite = () => {
+      if (!spoke && !ended) connection.socket.send(KEEP_ALIVE[type]!);
+      spoke = false;
     };
     const subscriber: Subscriber = {
       async deliver(events: readonly TopicEvent[], { stateOf, accessVersion }) {
@@ -135,6 +166,7 @@ export function createStreaming(deps: StreamingDeps): Streaming {
 
     deps.hub.subscribe(path, subscriber);
     closers.add(close);
+    keepAlive(idleWrite);
     try {
       // As CSS does: first what the topic is now, so a reader can tell whether it missed a change.
       const state = await deps.stateOf(path);

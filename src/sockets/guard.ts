@@ -55,11 +55,17 @@ export interface WatchedConnection {
  * The budget every long-lived connection shares, as features see it (FeatureContext.sockets). The app admits
  * and watches WebSocket upgrades itself; a streaming response takes a place with `admit(request, c.env)` before
  * it starts (or answers with the refusal it gets) and has the guard `watch` it, so its unread bytes count
- * among those of every socket, then calls `closed()` on the watched connection when the stream ends.
+ * among those of every socket, then calls `closed()` on the watched connection when the stream ends. HTTP
+ * has no ping: a stream writes its own keep-alive every `pingIntervalMs`.
  */
 export interface LongLivedConnections {
   admit(request: Request, env?: unknown): Admission;
   watch(raw: SocketLike, ticket: SocketTicket): WatchedConnection;
+  /**
+   * How often the runtimes ping WebSockets (half of --socket-idle-timeout): a streaming response writes a
+   * keep-alive this often, so a peer that vanished fails a write and its place is given back.
+   */
+  readonly pingIntervalMs: number;
 }
 
 export class SocketGuard {
