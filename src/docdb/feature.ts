@@ -7,6 +7,7 @@ import type { Context, Hono } from 'hono';
 import { ConfigError } from '../config/resolve.ts';
 import type { Feature } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
+import { DatabaseAvailability } from './availability.ts';
 import { docdbRequestHandler } from './routes.ts';
 import { DocumentStoreUnavailable } from './store.ts';
 import { docdbTargetOf } from './target.ts';
@@ -24,8 +25,8 @@ export const docdbFeature: Feature = {
         `--docdb needs a document database driver, which the ${context.platform.runtime} runtime does not load (the MongoDB driver speaks to the database over TCP): run the server on Node, Deno or Bun, which connect to MongoDB.`,
       );
     }
-    const serve = docdbRequestHandler(context, store);
-    let unreachable = false;
+    const availability = new DatabaseAvailability(store, context.log, context.now);
+    const serve = docdbRequestHandler(context, store, availability);
     return {
       async init() {
         // A database that is down at startup must not stop the server: /db/ answers 503 until it is back.
@@ -33,6 +34,7 @@ export const docdbFeature: Feature = {
           await store.ping();
           context.log(`docdb: documents under /db/ are kept in ${store.description}.`);
         } catch (error) {
+          availability.downAtStartup();
           context.log(
             `docdb: cannot reach ${store.description} (${(error as Error).message}); /db/ answers 503 until it is reachable, all other routes are served.`,
           );
@@ -46,14 +48,11 @@ export const docdbFeature: Feature = {
           if (!target) return next();
           try {
             const response = await serve(c.req.raw, target);
-            if (unreachable) context.log(`docdb: ${store.description} is reachable again.`);
-            unreachable = false;
+            availability.reachable();
             return response;
           } catch (error) {
             if (!(error instanceof DocumentStoreUnavailable)) throw error;
-            // One line per outage, not one per request.
-            if (!unreachable) context.log(`docdb: ${error.message}`);
-            unreachable = true;
+            availability.failed(error);
             throw new HttpProblem(503, 'The document database cannot be reached right now; try again shortly.', {
               type: 'docdb-unavailable',
               headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },

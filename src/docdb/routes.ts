@@ -9,7 +9,8 @@ import { KeyedLock } from '../storage/keyed-lock.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { urlPathFromStoragePath } from '../storage/paths.ts';
 import { formatWacAllow } from '../wac/access-control.ts';
-import type { DocumentStore, StoredDocument } from './store.ts';
+import type { DatabaseAvailability } from './availability.ts';
+import { DocumentStoreUnavailable, type DocumentStore, type StoredDocument } from './store.ts';
 import type { DocdbTarget } from './target.ts';
 
 /** MongoDB keeps a document in at most 16 MiB of BSON; larger JSON-LD is refused before it gets there. */
@@ -39,8 +40,11 @@ function relativeMember(container: string, member: string): string {
   return urlPathFromStoragePath(member).slice(urlPathFromStoragePath(container).length);
 }
 
-/** Answers `/db/<user>/...` requests: `target` is already parsed; database outages reject with DocumentStoreUnavailable. */
-export function docdbRequestHandler(context: FeatureContext, store: DocumentStore) {
+/**
+ * Answers `/db/<user>/...` requests: `target` is already parsed; database outages reject with
+ * DocumentStoreUnavailable, at once for writes while `availability` knows the database is down.
+ */
+export function docdbRequestHandler(context: FeatureContext, store: DocumentStore, availability: DatabaseAvailability) {
   const { config, access, platform, quotas } = context;
   // Writes of one pod run one at a time in this process: a quota check and the write it allows never interleave.
   const podWrites = new KeyedLock();
@@ -79,14 +83,25 @@ export function docdbRequestHandler(context: FeatureContext, store: DocumentStor
   };
 
   /** Runs `attempt` on the current document until its conditional database write lands (another process may write too). */
-  const decideAndWrite = async (target: DocdbTarget, attempt: (current: StoredDocument | null) => Promise<Response | null>): Promise<Response> =>
-    podWrites.run(target.podRoot, async () => {
-      for (let tries = 0; tries < WRITE_ATTEMPTS; tries++) {
-        const answer = await attempt(await store.get(target.id));
-        if (answer) return answer;
+  const decideAndWrite = async (target: DocdbTarget, attempt: (current: StoredDocument | null) => Promise<Response | null>): Promise<Response> => {
+    // During an outage a write would wait out its own failure behind every earlier write of the pod.
+    availability.refuseWhileDown();
+    return podWrites.run(target.podRoot, async () => {
+      // The outage may have been found while this write waited for the lock.
+      availability.refuseWhileDown();
+      try {
+        for (let tries = 0; tries < WRITE_ATTEMPTS; tries++) {
+          const answer = await attempt(await store.get(target.id));
+          if (answer) return answer;
+        }
+      } catch (error) {
+        // Known before the next write of the pod takes the lock.
+        if (error instanceof DocumentStoreUnavailable) availability.failed(error);
+        throw error;
       }
       throw new HttpProblem(409, 'The document kept changing while this request tried to write it; try again.', { type: 'write-conflict' });
     });
+  };
 
   const write = async (request: Request, target: DocdbTarget): Promise<Response> => {
     const type = essenceOf(request.headers.get('content-type') ?? '');

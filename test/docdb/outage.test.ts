@@ -1,5 +1,9 @@
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { DocumentStore } from '../../src/docdb/store.ts';
+import { openMongoDocumentStore } from '../../runtimes/node/docdb.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { makeApp } from '../support/app.ts';
 import { startTestDatabase, usingRealMongod, type TestDatabase } from '../support/jongodb.ts';
 import { startMongoProxy, type ConnectionPolicy, type MongoProxy } from '../support/mongo-proxy.ts';
 import { runSvc, startSvc, type RunningSvc } from '../support/server.ts';
@@ -126,6 +130,51 @@ describe('failures at exact points of the protocol (a relay in front of the data
     expect(svc.output()).not.toContain('internal error');
     proxy.setPolicy(() => ({ action: 'relay' }));
     expect((await untilAvailable(write)).status).toBe(201);
+  }, 60_000);
+});
+
+/**
+ * In the server's own process, with the real store behind the relay, so the test counts the writes that
+ * reached the database: the document each write reads first (`get`) is its attempt.
+ */
+describe('writes while the database is down', () => {
+  it('wait for no other write: the first finds the outage, the rest get 503 at once, and writes land again once it is back', async () => {
+    const database = await startTestDatabase();
+    const { hostname, port } = new URL(database.url);
+    const proxy = await startMongoProxy({ host: hostname, port: Number(port) });
+    const mongo = await openMongoDocumentStore(proxy.url, database.database);
+    let attempts = 0;
+    const store: DocumentStore = { ...mongo, get: (id) => (attempts++, mongo.get(id)) };
+    try {
+      const pod = makeApp({ docdb: true }, new MemoryDriver(), { documentStore: store });
+      await pod.app.init();
+      const created = await pod.request('/.pods', { method: 'POST', body: JSON.stringify({ name: 'alice' }), headers: { 'Content-Type': 'application/json' } });
+      const alice = { Authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
+      const write = (name: string) => pod.request(`/db/alice/${name}`, { method: 'PUT', body: document, headers: { ...alice, 'Content-Type': JSON_LD } });
+      expect((await write('before')).status).toBe(201);
+
+      proxy.setPolicy(() => ({ action: 'refuse' }));
+      // Writes of one pod take its lock in turn: only the first reaches the driver, the others learn of the outage from it.
+      attempts = 0;
+      const queued = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => write(name)));
+      for (const response of queued) await expectUnavailable(response);
+      expect(attempts).toBe(1);
+      // Known down: refused before the lock, none of them asks the database.
+      attempts = 0;
+      const refused = await Promise.all(['f', 'g', 'h', 'i', 'j'].map((name) => write(name)));
+      for (const response of refused) await expectUnavailable(response);
+      expect(attempts).toBe(0);
+
+      proxy.setPolicy(() => ({ action: 'relay' }));
+      expect((await untilAvailable(() => write('after'))).status).toBe(201);
+      expect((await pod.request('/db/alice/after', { headers: alice })).status).toBe(200);
+      expect(pod.logs.filter((line) => line.includes('is unreachable'))).toHaveLength(1);
+      expect(pod.logs.filter((line) => line.includes('is reachable again'))).toHaveLength(1);
+    } finally {
+      await mongo.close();
+      await proxy.close();
+      await database.stop();
+    }
   }, 60_000);
 });
 
