@@ -1,6 +1,6 @@
-/** Configuration of the Worker from its env: string vars are `SVC_*` options, bindings pick the storage. */
-import type { Config } from '../../src/config/options.ts';
-import { ConfigError, resolveConfig } from '../../src/config/resolve.ts';
+/** Configuration of the Worker from its env: `SVC_*` vars are options, bindings pick the storage. */
+import { envNameOf, OPTIONS, type Config, type OptionSpec } from '../../src/config/options.ts';
+import { ConfigError, resolveConfig, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
 import type { R2BucketLike } from '../../storage-drivers/r2.ts';
 
 /** Name of the R2 binding that holds the resources (see wrangler.toml). */
@@ -31,16 +31,46 @@ function isBucket(value: unknown): value is R2BucketLike {
   return typeof value === 'object' && value !== null && typeof (value as R2BucketLike).put === 'function' && typeof (value as R2BucketLike).list === 'function';
 }
 
-/** The Worker's string vars; bindings (buckets, KV, secrets objects) are left out. */
-function stringVars(env: WorkerEnv): Record<string, string> {
+/** A var's value as an option reads it: wrangler.toml's `[vars]` may hold a TOML boolean or number (`SVC_PUBLIC = true`). */
+function varText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  return undefined;
+}
+
+/** The Worker's vars as text; bindings (buckets, Durable Object namespaces) and other objects are left out. */
+function optionVars(env: WorkerEnv): Record<string, string> {
   const vars: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') vars[name] = value;
+  for (const [name, value] of Object.entries(env)) {
+    const text = varText(value);
+    if (text !== undefined) vars[name] = text;
+  }
   return vars;
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  if (typeof value === 'number') return 'a number that is not finite';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Warnings about the Worker's `SVC_*` vars: names of no option (a misspelling would leave its option at the
+ * default without a word, as on Node), and options given a value that is no text, number or boolean (a TOML
+ * table or array under `[vars]`), which are ignored.
+ */
+export function workerVarWarnings(env: WorkerEnv): string[] {
+  const options = new Set((OPTIONS as readonly OptionSpec[]).map(envNameOf));
+  const ignored = Object.entries(env)
+    .filter(([name, value]) => options.has(name) && varText(value) === undefined)
+    .map(([name, value]) => `warning: ${name} is ${kindOf(value)} in the Worker's vars and is ignored: give it as text, a number or a boolean (e.g. ${name} = "..." under [vars] in wrangler.toml).`);
+  return [...unknownEnvironmentWarnings(env), ...ignored];
 }
 
 /** Resolves the configuration from the Worker's vars; storage defaults to r2 when a bucket is bound. */
 export function workerConfig(env: WorkerEnv): Config {
-  const vars = stringVars(env);
+  const vars = optionVars(env);
   const bucket = isBucket(env[BUCKET_BINDING]);
   if (!vars.SVC_STORAGE) vars.SVC_STORAGE = bucket ? 'r2' : 'memory';
   const config = resolveConfig({ env: vars });

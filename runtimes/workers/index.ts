@@ -7,7 +7,7 @@
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
-import { isDurableObjectNamespace, SHARED_BINDING, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
+import { isDurableObjectNamespace, SHARED_BINDING, workerVarWarnings, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
 import { durableObjectScheduler, durableObjectSharedState, sharedObjectStub } from './shared-state-client.ts';
 import { buildWorkerApp, log } from './worker-app.ts';
 
@@ -18,6 +18,8 @@ let app: App | ConfigError | undefined;
 
 /** The app of this isolate: with the `SHARED` object bound, it shares state through it, and the object's alarm works the queues. */
 function buildIsolateApp(env: WorkerEnv): App | ConfigError {
+  // Here only, not in the Durable Object too: the object reads the same vars.
+  for (const warning of workerVarWarnings(env)) log(warning);
   const namespace = env[SHARED_BINDING];
   if (!isDurableObjectNamespace(namespace)) return buildWorkerApp(env, undefined);
   return buildWorkerApp(env, durableObjectSharedState(namespace), { scheduleDue: durableObjectScheduler(namespace, log) });

@@ -6,7 +6,7 @@
 import { createApp, type App } from '../../src/app.ts';
 import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { Config } from '../../src/config/options.ts';
-import { ConfigError, startupNotices, unknownEnvironmentWarnings } from '../../src/config/resolve.ts';
+import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
@@ -23,7 +23,6 @@ export function log(line: string): void {
 }
 
 /**
-/**
  * The client's address as Cloudflare's edge states it on every request (`CF-Connecting-IP`, which a client
  * cannot set). Only the Durable Object that holds the WebSockets uses it, for their per-address budget.
  */
@@ -36,8 +35,6 @@ export const connectingAddress = (request: Request): string | undefined => reque
  * apps take none, see docs/scale-out.md).
  */
 export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, extras: Pick<Platform, 'scheduleDue' | 'nostrArchive' | 'clientAddress'> = {}): App | ConfigError {
-  // A misspelled var (SVC_PUBLC) would leave its option at the default without a word, as on Node.
-  for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   try {
     const config = workerConfig(env);
     for (const notice of startupNotices(config)) log(notice);

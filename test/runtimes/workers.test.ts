@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
-import { Miniflare } from 'miniflare';
+import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Inbox } from '../notifications/support.ts';
 import { dpopClient, startTestIssuer, type DpopClient, type TestIssuer } from '../auth/solid-oidc/issuer.ts';
 import { buildWorkerBundle, type WorkerBundle, WORKER_COMPATIBILITY } from '../support/worker-bundle.ts';
 
@@ -205,25 +206,62 @@ describe('Worker configuration', () => {
   }
 });
 
+/** The Worker with `options` (Miniflare's), and what it logs. */
+function loggingWorker(options: Partial<MiniflareOptions>): { mf: Miniflare; output: () => string } {
+  let output = '';
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: script,
+    modulesRoot: outdir,
+    ...WORKER_COMPATIBILITY,
+    ...options,
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.on('data', (chunk: Buffer) => (output += chunk));
+      stderr.on('data', (chunk: Buffer) => (output += chunk));
+    },
+  });
+  return { mf, output: () => output };
+}
+
 describe('SVC_ vars that name no option', () => {
   it('are warned about once, at the first request, with the option meant, as on Node', async () => {
-    let output = '';
-    const mf = new Miniflare({
-      modules: true,
-      scriptPath: script,
-      modulesRoot: outdir,
-      ...WORKER_COMPATIBILITY,
-      bindings: { SVC_PUBLC: 'true', SVC_QUIET: 'true' },
-      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-        stdout.on('data', (chunk: Buffer) => (output += chunk));
-        stderr.on('data', (chunk: Buffer) => (output += chunk));
-      },
-    });
+    const { mf, output } = loggingWorker({ bindings: { SVC_PUBLC: 'true', SVC_QUIET: 'true' } });
     try {
       for (let i = 0; i < 2; i++) await (await mf.dispatchFetch(`${BASE}/`)).arrayBuffer();
       const warning = 'warning: SVC_PUBLC is not an option of svc and is ignored (did you mean SVC_PUBLIC?)';
-      await expect.poll(() => output).toContain(warning);
-      expect(output.split(warning)).toHaveLength(2);
+      await expect.poll(output).toContain(warning);
+      expect(output().split(warning)).toHaveLength(2);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
+
+describe('SVC_ vars as wrangler.toml may give them', () => {
+  it('reads TOML booleans and numbers, warns about a table by name, and warns once although the Durable Object reads the vars too', async () => {
+    const { mf, output } = loggingWorker({
+      durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } },
+      bindings: { SVC_PUBLIC: true, SVC_NOTIFICATIONS: true, SVC_MAX_BODY_SIZE: 8, SVC_CONNEG: { on: true }, SVC_PUBLC: 'true', SVC_QUIET: 'true' },
+    });
+    const put = async (body: string) => {
+      const response = await mf.dispatchFetch(`${BASE}/vars/x.txt`, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    try {
+      // SVC_PUBLIC = true lets the write in without a token; SVC_MAX_BODY_SIZE = 8 refuses a larger body.
+      expect(await put('small')).toBe(201);
+      expect(await put('more than eight bytes')).toBe(413);
+      // The Durable Object builds its app from the same vars when it takes the notification socket.
+      const inbox = new Inbox((await mf.ready).href.replace(/^http/, 'ws') + '.notifications', undefined, { Host: 'pod.test' });
+      await inbox.opened;
+      inbox.socket.close();
+      await inbox.closed;
+      const table = "warning: SVC_CONNEG is an object in the Worker's vars and is ignored";
+      const misspelt = 'warning: SVC_PUBLC is not an option of svc and is ignored';
+      await expect.poll(output).toContain(table);
+      expect(output().split(table)).toHaveLength(2);
+      expect(output().split(misspelt)).toHaveLength(2);
     } finally {
       await mf.dispose();
     }
