@@ -67,10 +67,12 @@ export async function prepareStandalone(
 ): Promise<Standalone> {
   const config = await loadConfig(parseFlags(runtime, args), env);
   refuseUnsupported(runtime, config);
-  for (const notice of [...unknownEnvironmentWarnings(env), ...startupNotices(config, config.host)]) log(notice);
+  for (const warning of unknownEnvironmentWarnings(env)) log(warning);
   const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
 
   const storage = await openStorage(config, { recover: true, env, log, runtime });
+  // After the storage, as on Node: a --root that cannot be used stops startup with its one line, and no notice before it.
+  for (const notice of startupNotices(config, config.host)) log(notice);
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
   const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;

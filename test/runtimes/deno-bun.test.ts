@@ -268,6 +268,20 @@ for (const runtime of ['deno', 'bun'] as const satisfies readonly ExtraRuntime[]
         expect(byEnv.output).toContain(`not available on the ${runtime} runtime`);
       });
 
+      it('a --root that cannot be used: its one line, and no notice before it as if the server were starting', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'svc-root-file-'));
+        try {
+          const file = join(dir, 'not-a-directory');
+          await writeFile(file, 'x');
+          const result = await runExtraRuntime(runtime, ['--public', '--host', '127.0.0.1', '--port', '0', '--root', file]);
+          expect(result.code).toBe(1);
+          expect(result.output).toContain(`cannot use --root ${file} as the data directory: that is a file`);
+          expect(result.output).not.toContain('--public: access control is off');
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+
       it('--git on memory storage: git needs files', async () => {
         const result = await runExtraRuntime(runtime, ['--git', '--storage', 'memory']);
         expect(result.code).toBe(1);
