@@ -77,7 +77,8 @@ function orderingTagOf(path: string): string | null {
  * With `shared` (several instances on one data directory), a message is handed out only by the instance that
  * claimed it first, with a shared set-once key (per version of the record) that expires after `claimMs`: if
  * that instance dies before the message is done, another one takes it once the claim expired. A message
- * another instance holds holds back its key here too. New messages wake every instance's listener.
+ * another instance holds holds back its key here too. New messages wake every instance's listener, except
+ * where the runtime works the queue (`schedule`): no instance listens there.
  */
 export class StorageMessageQueue implements MessageQueue {
   readonly #storage: StorageDriver;
@@ -102,17 +103,37 @@ export class StorageMessageQueue implements MessageQueue {
     this.#shared = options.shared;
     this.#claimMs = options.claimMs ?? CLAIM_MS;
     this.#schedule = options.schedule;
-    this.#peers = options.shared ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wakeUp(), log) : null;
+    // Where the runtime works the queue, no instance listens: waking them would only cost a call to each.
+    this.#peers = options.shared && !options.schedule ? fanOut<null>(options.shared, 'activitypub-queue', () => this.#wakeUp(), log) : null;
   }
 
-  async enqueue(message: unknown, options?: EnqueueOptions): Promise<void> {
-    const now = this.#now();
-    const delay = Math.max(0, options?.delay?.total('millisecond') ?? 0);
-    const record: QueuedMessage = { due: now + delay, message };
-    await writeRecord(this.#storage, QUEUE_CONTAINER + (await messageName(now, this.#sequence++, options?.orderingKey)), record, true);
-    this.#schedule?.(delay);
-    this.#wakeUp();
-    this.#peers?.send(null);
+  enqueue(message: unknown, options?: EnqueueOptions): Promise<void> {
+    return this.enqueueEach([{ message, ...(options && { options }) }]);
+  }
+
+  /**
+   * Queues the messages in their order, then tells the runtime (`schedule`) and the listeners once for all
+   * of them: on Workers each telling is a call to the Durable Object, and one that lands while its alarm
+   * works the queue brings another pass after it.
+   */
+  async enqueueEach(entries: readonly { message: unknown; options?: EnqueueOptions }[]): Promise<void> {
+    let soonest: number | null = null;
+    try {
+      for (const { message, options } of entries) {
+        const now = this.#now();
+        const delay = Math.max(0, options?.delay?.total('millisecond') ?? 0);
+        const record: QueuedMessage = { due: now + delay, message };
+        await writeRecord(this.#storage, QUEUE_CONTAINER + (await messageName(now, this.#sequence++, options?.orderingKey)), record, true);
+        soonest = Math.min(soonest ?? delay, delay);
+      }
+    } finally {
+      // Also when a later write failed: the messages queued before it are sent.
+      if (soonest !== null) {
+        this.#schedule?.(soonest);
+        this.#wakeUp();
+        this.#peers?.send(null);
+      }
+    }
   }
 
   #wakeUp(): void {
@@ -120,8 +141,8 @@ export class StorageMessageQueue implements MessageQueue {
     else this.#queuedDuringPass = true;
   }
 
-  async enqueueMany(messages: unknown[], options?: EnqueueOptions): Promise<void> {
-    for (const message of messages) await this.enqueue(message, options);
+  enqueueMany(messages: unknown[], options?: EnqueueOptions): Promise<void> {
+    return this.enqueueEach(messages.map((message) => ({ message, ...(options && { options }) })));
   }
 
   /** Hands due messages to `handler` one at a time until `signal` aborts. */

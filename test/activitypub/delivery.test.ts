@@ -36,6 +36,17 @@ async function setUp(answers: (() => Response)[]) {
 }
 
 describe('Delivery', () => {
+  it('queues one send for all its inboxes at once: the runtime that works the queue is told once', async () => {
+    const scheduled: number[] = [];
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, Date.now, () => {}, { schedule: (ms) => scheduled.push(ms) });
+    const { privateKey } = await keys;
+    const delivery = new Delivery({ queue, privateKey: () => privateKey, log: () => {}, fetch: async () => new Response(null, { status: 202 }) });
+    await delivery.send(ACTIVITY, [INBOX, 'https://other.example/inbox', 'https://third.example/inbox'], KEY_ID);
+    expect(scheduled).toEqual([0]);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toHaveLength(3);
+  });
+
   it('sends each activity signed (draft-cavage, with Digest) to each inbox once', async () => {
     const { delivery, requests, runOnce } = await setUp([() => new Response(null, { status: 202 }), () => new Response(null, { status: 202 })]);
     await delivery.send(ACTIVITY, [INBOX, INBOX, 'https://other.example/inbox'], KEY_ID);

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
+import type { SharedState } from '../../src/cluster/shared-state.ts';
 import { MemoryDriver } from '../../storage-drivers/memory.ts';
 
 /** Listens until `count` messages arrived, then stops the listener. */
@@ -139,5 +140,53 @@ describe('StorageMessageQueue', () => {
     now += 1000;
     await queue.handleDue(handler);
     expect(handled).toEqual(['a1', 'b1', 'free', 'a1', 'a2']);
+  });
+});
+
+/** The Workers isolate's view of the shared state: it cannot hear, and each publish is a call to the Durable Object. */
+function isolateSharedState(published: string[]): SharedState {
+  return {
+    hearsOthers: false,
+    add: async () => null,
+    setIfAbsent: async () => true,
+    get: async () => null,
+    set: async () => undefined,
+    lock: async () => async () => undefined,
+    publish: async (_channel, message) => void published.push(message),
+    subscribe: async () => {
+      throw new Error('an isolate cannot hear');
+    },
+    close: async () => undefined,
+  };
+}
+
+describe('StorageMessageQueue where the runtime works the queue (Workers: telling it is a call to the Durable Object)', () => {
+  it('tells the runtime once for a batch, with the soonest delay, and wakes no other instance', async () => {
+    const scheduled: number[] = [];
+    const published: string[] = [];
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, Date.now, () => {}, { shared: isolateSharedState(published), schedule: (ms) => scheduled.push(ms) });
+    await queue.enqueueMany(['a', 'b', 'c'], { delay: Temporal.Duration.from({ minutes: 1 }) });
+    await queue.enqueueEach([
+      { message: 'later', options: { delay: Temporal.Duration.from({ hours: 1 }) } },
+      { message: 'now', options: { orderingKey: 'https://a.example/inbox' } },
+    ]);
+    expect(scheduled).toEqual([60_000, 0]);
+    expect(published).toEqual([]);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toHaveLength(5);
+  });
+
+  it('tells the runtime of the messages queued before a write that failed', async () => {
+    const scheduled: number[] = [];
+    const storage = new MemoryDriver();
+    const queue = new StorageMessageQueue(storage, Date.now, () => {}, { schedule: (ms) => scheduled.push(ms) });
+    const unstorable = {
+      toJSON() {
+        throw new Error('cannot be stored');
+      },
+    };
+    await expect(queue.enqueueMany(['first', unstorable, 'never'])).rejects.toThrow('cannot be stored');
+    expect(scheduled).toEqual([0]);
+    expect(await recordPaths(storage, QUEUE_CONTAINER)).toHaveLength(1);
   });
 });

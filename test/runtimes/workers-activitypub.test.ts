@@ -6,7 +6,7 @@
  */
 import { Follow, isActor } from '@fedify/fedify';
 import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFedifyPeer, type FedifyPeer } from '../activitypub/fedify-peer.ts';
 import { ACTIVITYPUB_OPTIONS } from '../portable/activitypub-suite.ts';
 import { buildWorkerBundle, WORKER_COMPATIBILITY, type WorkerBundle } from '../support/worker-bundle.ts';
@@ -52,5 +52,27 @@ describe('ActivityPub delivery on Workers', () => {
     expect(peer.refuseNext).toBe(0);
     expect(accepts()).toHaveLength(2);
     expect(peer.received.some((activity) => activity.constructor.name === 'Accept' && activity.objectId?.href === follow.id!.href)).toBe(true);
+  }, 120_000);
+
+  it("sends a post to the inboxes of several servers, queued at once for the object's alarm, each once", async () => {
+    const actor = `${base}/profile/card`;
+    const others = await Promise.all([startFedifyPeer(), startFedifyPeer()]);
+    try {
+      const servers = [peer, ...others];
+      for (const [index, server] of servers.entries()) {
+        const ctx = server.context();
+        const follow = new Follow({ id: new URL(`${server.actorId}#follow-${index}`), actor: new URL(server.actorId), object: new URL(actor) });
+        await ctx.sendActivity({ identifier: 'carol' }, (await ctx.lookupObject(actor)) as never, follow);
+      }
+      const owner = await fetch(`${base}/.pods/owner-token`, { method: 'POST', headers: { authorization: `Bearer ${ACTIVITYPUB_OPTIONS.SVC_SINGLE_USER_SECRET}` } });
+      const { token } = (await owner.json()) as { token: string };
+      const posted = await fetch(`${actor}/outbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json', authorization: `Bearer ${token}` }, body: JSON.stringify({ type: 'Note', content: 'to every follower' }) });
+      expect(posted.status).toBe(201);
+      const createId = posted.headers.get('location');
+      const creates = (server: FedifyPeer) => server.receivedJson.filter((json) => json.id === createId);
+      await vi.waitFor(() => expect(servers.map((server) => creates(server).length)).toEqual([1, 1, 1]), { timeout: 30_000, interval: 250 });
+    } finally {
+      await Promise.all(others.map((server) => server.close()));
+    }
   }, 120_000);
 });
