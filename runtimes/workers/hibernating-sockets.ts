@@ -1,10 +1,11 @@
 /**
- * The WebSockets of endpoints that can carry a connection on (`UpgradeAnswer.resume`: the Nostr relay),
- * accepted with the Durable Object's WebSocket hibernation: the object may be evicted from memory while they
- * stay open, and workerd hands their next message to a new instance of it. Each socket's attachment names its
- * row of state in the object's SQLite, which the connection keeps up to date (`SocketLike.remember`); when the
- * object starts again, every open socket is resumed from its row before anything else is handled, so the
- * relay's subscriptions all listen again before the first new event is published.
+ * The WebSockets of endpoints that can carry a connection on (`UpgradeAnswer.resume`: the Nostr relay, the
+ * Mastodon streaming API), accepted with the Durable Object's WebSocket hibernation: the object may be evicted
+ * from memory while they stay open, and workerd hands their next message to a new instance of it. Each
+ * socket's attachment names its row of state in the object's SQLite, which the connection keeps up to date
+ * (`SocketLike.remember`); when the object starts again, every open socket is resumed from its row before
+ * anything else is handled (a message, the alarm, an isolate's `publish`), so the subscriptions all listen
+ * again before the first new event is published.
  */
 import type { DurableObjectState, HibernatableWebSocket, SqlStorage } from 'cloudflare:workers';
 import type { App } from '../../src/app.ts';

@@ -1,9 +1,10 @@
 /**
  * The Durable Object that Worker isolates share (bound as `SHARED`, see wrangler.toml). Its methods are the
- * shared-state operations the isolates call over JS RPC (shared-state-client.ts). With `--notifications` it
- * also holds the WebSockets: the isolates forward upgrade requests to its `fetch`, which runs the same app
- * (same vars, same R2 bucket) with this object's own state as the shared state, so the changes isolates
- * publish reach its hub, and channels created through an isolate are found here.
+ * shared-state operations the isolates call over JS RPC (shared-state-client.ts). It also holds every
+ * WebSocket (notifications, the Nostr relay, live reload, Mastodon streaming): the isolates forward upgrade
+ * requests to its `fetch`, which runs the same app (same vars, same R2 bucket) with this object's own state as
+ * the shared state, so the changes isolates publish reach its sockets, and channels created through an
+ * isolate are found here.
  */
 import { DurableObject, type DurableObjectState, type HibernatableWebSocket } from 'cloudflare:workers';
 import type { App } from '../../src/app.ts';
@@ -87,7 +88,12 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     this.#state.release(key, token);
   }
 
-  publish(channel: string, message: string) {
+  /**
+   * An isolate's message (a write's changes) for the app here. With sockets open, an instance of the object
+   * that has just started (they hibernated) starts the app and carries them on first: they hear it too.
+   */
+  async publish(channel: string, message: string) {
+    if (this.ctx.getWebSockets().length > 0) await this.#started();
     return this.#state.publish(channel, message);
   }
 
@@ -154,7 +160,8 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     if (!answer) return problemResponse(404, 'There is no WebSocket endpoint at this URL.', { type: 'not-found' });
     if ('refuse' in answer) return answer.refuse;
     const pair = new WebSocketPair();
-    // The relay's connections carry on through hibernation; the others keep the object in memory while open.
+    // The relay's and the Mastodon streaming API's connections carry on through hibernation; the others keep
+    // the object in memory while open.
     if (isResumable(answer)) this.#hibernating.accept(pair[1] as unknown as HibernatableWebSocket, answer, request);
     else runSocket(pair[1], answer);
     // Like the other transports, agree to the client's first subprotocol (solid-0.1 clients require the echo).

@@ -5,7 +5,9 @@
  * (`?stream=` on the URL, or `{"type":"subscribe","stream":...}` messages) and gets `update`, `delete`,
  * `status.update` and `notification` events, made from what the ActivityPub feature writes: the owner's
  * outbox, followers, and the inbox. Those writes reach every instance (`--redis-url`), so a socket held by
- * one instance hears of posts that came in through another.
+ * one instance hears of posts that came in through another. Where the runtime lets the socket's process go
+ * (a Workers Durable Object's WebSocket hibernation), a socket is carried on from what it remembered: the hash
+ * of its token and its streams (`SocketLike.remember`).
  */
 import type { Hono } from 'hono';
 import { inboxRecordPath } from '../activitypub/inbound.ts';
@@ -13,6 +15,7 @@ import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, OUTBOX_CONTAINER } from '../activ
 import { readRecord } from '../activitypub/records.ts';
 import type { FollowerRecord } from '../activitypub/social.ts';
 import { problemResponse } from '../http/problem.ts';
+import { sha256 } from '../idp/random.ts';
 import type { Change } from '../ldp/context.ts';
 import type { SocketHandlers, SocketLike, UpgradeAnswer } from '../notifications/socket.ts';
 import { sendOrDrop } from '../notifications/socket.ts';
@@ -47,16 +50,26 @@ interface Subscription {
   members?: ReadonlySet<string>;
 }
 
+/** What a socket remembers to be carried on (`UpgradeAnswer.resume`): never the token itself, only its hash. */
+interface RememberedSession {
+  tokenHash: string | null;
+  /** Each stream's name and its tag or list id. */
+  streams: Array<{ name: string; parameter?: string }>;
+}
+
 interface Session {
   socket: SocketLike;
   origin: string;
-  token: string | null;
+  /** SHA-256 of the access token, to look it up again. */
+  tokenHash: string | null;
   record: AccessRecord | null;
   isOwner: boolean;
   checked: number;
   subscriptions: Map<string, Subscription>;
   /** Subscribe messages being answered. */
   pending: number;
+  /** Settles once a socket carried on has its token and streams back: events wait for it. */
+  ready: Promise<void>;
   closed: boolean;
 }
 
@@ -172,6 +185,7 @@ export class StreamingApi {
         const change = this.#queue.shift()!;
         try {
           await this.#primed;
+          await Promise.all([...this.#sessions].map((session) => session.ready));
           await this.#handle(change);
         } catch (error) {
           this.#deps.log(`mastodon streaming: ${change.path}: ${error instanceof Error ? error.message : String(error)}`);
@@ -188,32 +202,79 @@ export class StreamingApi {
     const url = new URL(request.url);
     if (url.pathname !== STREAMING_PATH && url.pathname !== `${STREAMING_PATH}/`) return null;
     const token = tokenOf(request);
+    const tokenHash = token === null ? null : await sha256(token);
     let record: AccessRecord | null = null;
-    if (token !== null) {
-      const found = await this.#deps.tokens.lookup(token);
+    if (tokenHash !== null) {
+      const found = await this.#deps.tokens.lookupHash(tokenHash);
       if (found === null || !('record' in found)) {
         const why = found === null ? 'The access token is invalid' : 'expired' in found ? 'The access token expired' : 'The access token was revoked';
         return { refuse: problemResponse(401, why, { type: 'urn:svc:problem:unauthenticated', extra: { error: 'Invalid access token' } }) };
       }
       record = found.record;
     }
-    const isOwner = record !== null && record.grant.accountId !== null && (await this.#deps.accountName(record)) === this.#deps.ownerName;
-    const session: Session = { socket: undefined as unknown as SocketLike, origin: url.origin, token, record, isOwner, checked: this.#deps.now(), subscriptions: new Map(), pending: 0, closed: false };
+    const session: Session = {
+      socket: undefined as unknown as SocketLike,
+      origin: url.origin,
+      tokenHash,
+      record,
+      isOwner: await this.#isOwner(record),
+      checked: this.#deps.now(),
+      subscriptions: new Map(),
+      pending: 0,
+      ready: Promise.resolve(),
+      closed: false,
+    };
     const initial = url.searchParams.get('stream');
     const parameters = { tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined };
+    const handlers: SocketHandlers & { subscribed(): boolean } = {
+      message: (text) => void this.#message(session, text),
+      closed: () => this.#close(session),
+      subscribed: () => session.subscriptions.size > 0 || session.pending > 0,
+    };
     return {
       accept: (socket) => {
         session.socket = socket;
         this.#open(session);
         if (initial) void this.#subscribe(session, initial, parameters);
-        const handlers: SocketHandlers & { subscribed(): boolean } = {
-          message: (text) => void this.#message(session, text),
-          closed: () => this.#close(session),
-          subscribed: () => session.subscriptions.size > 0 || session.pending > 0,
-        };
+        return handlers;
+      },
+      resume: (socket, state) => {
+        session.socket = socket;
+        session.ready = this.#restore(session, state as RememberedSession);
+        this.#open(session);
         return handlers;
       },
     };
+  }
+
+  async #isOwner(record: AccessRecord | null): Promise<boolean> {
+    return record !== null && record.grant.accountId !== null && (await this.#deps.accountName(record)) === this.#deps.ownerName;
+  }
+
+  /** Takes a socket's token and streams back from what it remembered; a token that stopped working closes it. */
+  async #restore(session: Session, remembered: RememberedSession): Promise<void> {
+    try {
+      if (remembered.tokenHash !== null && session.tokenHash === null) {
+        const found = await this.#deps.tokens.lookupHash(remembered.tokenHash);
+        if (found === null || !('record' in found)) return this.#end(session);
+        Object.assign(session, { tokenHash: remembered.tokenHash, record: found.record, isOwner: await this.#isOwner(found.record) });
+      }
+      await Promise.all(remembered.streams.map(({ name, parameter }) => this.#subscribe(session, name, name === 'list' ? { list: parameter } : { tag: parameter })));
+    } catch (error) {
+      this.#deps.log(`mastodon streaming: resume: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Hands the socket's token hash and streams to the runtime, where it keeps them through hibernation. */
+  #rememberStreams(session: Session): void {
+    if (!session.socket.remember) return;
+    const streams = [...session.subscriptions.values()].map(({ name, stream }) => ({ name, ...(stream[1] !== undefined && { parameter: stream[1] }) }));
+    session.socket.remember({ tokenHash: session.tokenHash, streams } satisfies RememberedSession);
+  }
+
+  #end(session: Session): void {
+    session.closed = true;
+    session.socket.close(CLOSE_TOKEN_ENDED, 'the access token was revoked or expired');
   }
 
   #open(session: Session): void {
@@ -266,7 +327,7 @@ export class StreamingApi {
     const parameters = { tag: typeof tag === 'string' ? tag : undefined, list: typeof list === 'string' || typeof list === 'number' ? String(list) : undefined };
     if (type === 'subscribe') return this.#subscribe(session, name, parameters);
     if (type === 'unsubscribe') {
-      session.subscriptions.delete(this.#key(name, parameters));
+      if (session.subscriptions.delete(this.#key(name, parameters))) this.#rememberStreams(session);
       return;
     }
     this.#send(session, errorMessage('Unknown message type (subscribe or unsubscribe)', 400));
@@ -284,6 +345,7 @@ export class StreamingApi {
       const key = this.#key(name, parameters);
       if (!session.subscriptions.has(key) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) return this.#send(session, errorMessage(`A socket holds at most ${MAX_SUBSCRIPTIONS} streams`, 400));
       session.subscriptions.set(key, refusal);
+      this.#rememberStreams(session);
     } catch (error) {
       this.#deps.log(`mastodon streaming: subscribe: ${error instanceof Error ? error.message : String(error)}`);
       this.#send(session, errorMessage('The subscription failed', 500));
@@ -317,12 +379,11 @@ export class StreamingApi {
 
   /** False (and the socket closed) when the token of a socket stopped working since it was last looked at. */
   async #tokenStillWorks(session: Session): Promise<boolean> {
-    if (session.token === null || this.#deps.now() - session.checked < TOKEN_RECHECK_MS) return true;
+    if (session.tokenHash === null || this.#deps.now() - session.checked < TOKEN_RECHECK_MS) return true;
     session.checked = this.#deps.now();
-    const found = await this.#deps.tokens.lookup(session.token);
+    const found = await this.#deps.tokens.lookupHash(session.tokenHash);
     if (found !== null && 'record' in found) return true;
-    session.closed = true;
-    session.socket.close(CLOSE_TOKEN_ENDED, 'the access token was revoked or expired');
+    this.#end(session);
     return false;
   }
 

@@ -75,6 +75,7 @@ export interface CodeGrant extends UserGrant {
   codeChallengeMethod?: 'S256' | 'plain';
 }
 
+/** A token, and its SHA-256 as `sha256` gives it: 32 bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** A live token (with its account, for a user's token); or why it is not accepted. */
@@ -152,7 +153,13 @@ export class TokenStore {
    */
   async lookup(accessToken: string): Promise<TokenLookup> {
     if (!TOKEN.test(accessToken)) return null;
-    const record = await this.#read<AccessRecord>(ACCESS_TOKENS + (await sha256(accessToken)));
+    return this.lookupHash(await sha256(accessToken));
+  }
+
+  /** `lookup` by the token's `sha256`, for a holder that keeps the hash rather than the token itself. */
+  async lookupHash(hash: string): Promise<TokenLookup> {
+    if (!TOKEN.test(hash)) return null;
+    const record = await this.#read<AccessRecord>(ACCESS_TOKENS + hash);
     if (!record) return null;
     if (record.value.expires <= this.#now()) return { expired: true };
     const { grant } = record.value;

@@ -154,6 +154,40 @@ describe('the Mastodon streaming API', { timeout: 90_000 }, () => {
     expect(events(owner, 'update')).toEqual([]);
   });
 
+  it('remembers its streams and the hash of its token, never the token, and carries on from them where the runtime let it go (Workers hibernation)', async () => {
+    let clock = Date.now();
+    const app = await socialApp(undefined, {}, () => (clock += 1));
+    const token = await app.tokenFor('read write');
+    const remembered: unknown[] = [];
+    const first = await upgrade(app, '?stream=user', { authorization: `Bearer ${token}` });
+    if (!first || !('accept' in first)) throw new Error('refused');
+    const before = first.accept({ send: () => undefined, close: () => undefined, remember: (state) => remembered.push(state) });
+    before.message(JSON.stringify({ type: 'subscribe', stream: 'hashtag', tag: 'Edge' }));
+    await until(() => (remembered.length === 2 ? true : undefined), 'both streams remembered');
+    const state = JSON.parse(JSON.stringify(remembered.at(-1)));
+    expect(JSON.stringify(state)).not.toContain(token);
+    expect(state.streams).toEqual([{ name: 'user' }, { name: 'hashtag', parameter: 'Edge' }]);
+    // The process that held it is gone; the runtime asks again with the upgrade's URL only (no headers).
+    before.closed();
+    const resume = async () => {
+      const answer = await upgrade(app, '');
+      if (!answer || !('accept' in answer) || !answer.resume) throw new Error('not resumable');
+      const client: Client = { sent: [], handlers: undefined as never, closed: null, send: () => undefined };
+      client.handlers = answer.resume({ send: (text) => client.sent.push(JSON.parse(text)), close: (code, reason) => (client.closed = { code, reason }) }, state);
+      return client;
+    };
+    const resumed = await resume();
+    const status = await post(app, token, 'carried on #edge');
+    await until(() => (events(resumed, 'update').length === 2 ? true : undefined), 'the post on both streams');
+    expect(events(resumed, 'update').map((message) => [message.stream, JSON.parse(message.payload).id])).toEqual([[['user'], status.id], [['hashtag', 'Edge'], status.id]]);
+    resumed.handlers.closed();
+
+    expect((await app.request('/oauth/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: app.client.client_id, client_secret: app.client.client_secret }) })).status).toBe(200);
+    const revoked = await resume();
+    await until(() => revoked.closed ?? undefined, 'the close');
+    expect(revoked.closed).toEqual({ code: 1008, reason: 'the access token was revoked or expired' });
+  });
+
   it('shares the budget of every long-lived connection: past --max-sockets it refuses with 503 before looking at the token, and a closed socket gives its place back', async () => {
     const app = await socialApp(undefined, { maxSockets: 2 });
     const token = await app.tokenFor('read');
