@@ -6,14 +6,13 @@
  * nothing is closed by the object's alarm though it hibernated. The portable relay cases
  * (test/portable/relay-suite.ts) cover the NIPs on Workers.
  */
-import type { Readable } from 'node:stream';
 import { Miniflare } from 'miniflare';
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { NostrEvent } from '../../src/nostr/event.ts';
 import { Author, query } from '../nostr/support.ts';
-import { buildWorkerBundle, isolatesSharingTheObject, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, isolatesSharingTheObject, runtimeOutput, type WorkerBundle } from '../support/worker-bundle.ts';
 
 useWebSocketImplementation(WebSocket);
 
@@ -24,15 +23,12 @@ const READ_BACK = /nostr: \d+ stored events read back/g;
 let bundle: WorkerBundle;
 let mf: Miniflare;
 let url: string;
-let output = '';
+const output = runtimeOutput();
 
 beforeAll(async () => {
   bundle = await buildWorkerBundle();
   mf = new Miniflare({
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.on('data', (chunk: Buffer) => (output += chunk));
-      stderr.on('data', (chunk: Buffer) => (output += chunk));
-    },
+    handleRuntimeStdio: output.handleRuntimeStdio,
     workers: isolatesSharingTheObject(bundle, { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true' }),
   });
   url = `${(await mf.ready).href.replace(/^http/, 'ws')}relay`;
@@ -44,7 +40,7 @@ afterAll(async () => {
 });
 
 /** How often the relay has read its events back: once per start of the object. */
-const starts = () => output.match(READ_BACK)?.length ?? 0;
+const starts = () => output.text().match(READ_BACK)?.length ?? 0;
 
 describe('the relay in the Durable Object', () => {
   it('keeps its events in the object\'s storage: they are there after the object was evicted', async () => {
@@ -90,7 +86,7 @@ describe('the relay in the Durable Object', () => {
 
 describe('the idle rule on hibernating relay sockets', () => {
   let idle: Miniflare;
-  let idleOutput = '';
+  const idleOutput = runtimeOutput();
 
   afterAll(async () => {
     await idle?.dispose();
@@ -99,19 +95,16 @@ describe('the idle rule on hibernating relay sockets', () => {
   it('closes a socket subscribed to nothing after the idle time on the object\'s alarm, after the object was evicted meanwhile', async () => {
     // Longer than the 10 s after which workerd evicts the object: a timer of the guard's would have kept it in memory.
     idle = new Miniflare({
-      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-        stdout.on('data', (chunk: Buffer) => (idleOutput += chunk));
-        stderr.on('data', (chunk: Buffer) => (idleOutput += chunk));
-      },
+      handleRuntimeStdio: idleOutput.handleRuntimeStdio,
       workers: isolatesSharingTheObject(bundle, { SVC_QUIET: 'true', SVC_RATE_LIMIT: 'false', SVC_NOSTR: 'true', SVC_SOCKET_IDLE_TIMEOUT: '13s' }),
     });
     const idleUrl = `${(await idle.ready).href.replace(/^http/, 'ws')}relay`;
     const socket = new WebSocket(idleUrl);
     const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const started = idleOutput.match(READ_BACK)?.length ?? 0;
+    const started = idleOutput.text().match(READ_BACK)?.length ?? 0;
     expect(await closed).toEqual({ code: 1001, reason: 'idle: subscribed to nothing' });
     // The alarm started the object again: the socket had hibernated, and was carried on to be closed.
-    expect(idleOutput.match(READ_BACK)?.length ?? 0).toBe(started + 1);
+    expect(idleOutput.text().match(READ_BACK)?.length ?? 0).toBe(started + 1);
   }, 60_000);
 });

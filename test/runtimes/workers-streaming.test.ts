@@ -5,13 +5,12 @@
  * (workerd evicts an object after 10 s without work) inside the per-address socket budget. The events
  * themselves are tested in test/mastodon/streaming.test.ts and, with masto, masto-client.test.ts.
  */
-import type { Readable } from 'node:stream';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PASSWORD } from '../idp/support.ts';
 import { OOB, outOfBandCode, registerApp } from '../oauth/support.ts';
-import { buildWorkerBundle, isolatesSharingTheObject, type WorkerBundle } from '../support/worker-bundle.ts';
+import { buildWorkerBundle, isolatesSharingTheObject, runtimeOutput, type WorkerBundle } from '../support/worker-bundle.ts';
 
 const BASE = 'http://pod.test';
 const OWNER_SECRET = 'streaming-owner-secret-0123456789abcdef';
@@ -24,7 +23,7 @@ type Send = (path: string, init?: RequestInit) => Promise<Response>;
 
 let bundle: WorkerBundle;
 let mf: Miniflare;
-let output = '';
+const output = runtimeOutput();
 let streamingUrl: string;
 /** Requests through the second isolate: the sockets' upgrades go through the first, then to the object. */
 let second: Send;
@@ -69,16 +68,13 @@ async function postHeardBy(streams: Stream[], counts: number[]): Promise<string>
     if (await within(5000, () => streams.every((stream, i) => updated(stream, id).length === counts[i]))) return id;
   }
   const heard = streams.map((stream) => stream.events.map((message) => `${message.stream.join(' ')} ${message.event} ${(JSON.parse(message.payload) as { content?: string }).content?.slice(0, 30) ?? message.payload}`));
-  throw new Error(`no status reached every stream: ${JSON.stringify(heard)}\n${output}`);
+  throw new Error(`no status reached every stream: ${JSON.stringify(heard)}\n${output.text()}`);
 }
 
 beforeAll(async () => {
   bundle = await buildWorkerBundle();
   mf = new Miniflare({
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.on('data', (chunk: Buffer) => (output += chunk));
-      stderr.on('data', (chunk: Buffer) => (output += chunk));
-    },
+    handleRuntimeStdio: output.handleRuntimeStdio,
     workers: isolatesSharingTheObject(bundle, {
       SVC_QUIET: 'true',
       SVC_RATE_LIMIT: 'false',
@@ -143,13 +139,13 @@ describe('Mastodon streaming on Workers', () => {
     tagged.socket.send(JSON.stringify({ type: 'subscribe', stream: 'public:local' }));
     try {
       await postHeardBy([home, tagged], [1, 2]);
-      const started = output.match(APP_STARTED)?.length ?? 0;
+      const started = output.text().match(APP_STARTED)?.length ?? 0;
       await new Promise((resolve) => setTimeout(resolve, PAST_EVICTION_MS));
       const id = await post('after hibernation #edge');
       expect(await within(10_000, () => updated(home, id).length === 1 && updated(tagged, id).length === 2)).toBe(true);
       expect([updated(home, id), updated(tagged, id).sort()]).toEqual([[['user']], [['hashtag', 'Edge'], ['public:local']]]);
       // The object did start again meanwhile: the sockets were carried on (token and streams), not kept in memory.
-      expect(output.match(APP_STARTED)?.length ?? 0).toBe(started + 1);
+      expect(output.text().match(APP_STARTED)?.length ?? 0).toBe(started + 1);
       // And still hold their places in the budget.
       await expect(connect('?stream=public', '192.0.2.2').opened).rejects.toThrow('upgrade refused: 429');
     } finally {

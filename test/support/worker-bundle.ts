@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -44,4 +45,15 @@ export function isolatesSharingTheObject(bundle: WorkerBundle, bindings: Record<
     { name: 'first', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', useSQLite: true } } },
     { name: 'second', ...common, durableObjects: { SHARED: { className: 'SharedStateObject', scriptName: 'first', useSQLite: true } } },
   ];
+}
+
+/** What workerd prints (the app's log lines), for Miniflare's `handleRuntimeStdio`; `text()` is all of it so far. */
+export function runtimeOutput(): { handleRuntimeStdio(stdout: Readable, stderr: Readable): void; text(): string } {
+  let text = '';
+  return {
+    handleRuntimeStdio: (stdout, stderr) => {
+      for (const stream of [stdout, stderr]) stream.on('data', (chunk: Buffer) => (text += chunk));
+    },
+    text: () => text,
+  };
 }
