@@ -38,6 +38,17 @@ export function isResumable(answer: Extract<UpgradeAnswer, { accept: unknown }>)
   return typeof answer.resume === 'function';
 }
 
+/**
+ * The upgrade's URL without an `access_token` parameter: the attachment is stored by workerd, and a resumed
+ * connection finds its token again by the hash it remembered, never by the token itself.
+ */
+function withoutToken(href: string): string {
+  const url = new URL(href);
+  if (!url.searchParams.has('access_token')) return href;
+  url.searchParams.delete('access_token');
+  return url.href;
+}
+
 export class HibernatingSockets {
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
@@ -52,7 +63,7 @@ export class HibernatingSockets {
 
   /** Accepts the server end of a new socket for a resumable endpoint. */
   accept(socket: HibernatableWebSocket, answer: Resumable, request: Request): void {
-    const attachment: Attachment = { id: crypto.randomUUID(), url: request.url, address: request.headers.get('cf-connecting-ip'), heard: Date.now() };
+    const attachment: Attachment = { id: crypto.randomUUID(), url: withoutToken(request.url), address: request.headers.get('cf-connecting-ip'), heard: Date.now() };
     socket.serializeAttachment(attachment);
     this.#ctx.acceptWebSocket(socket);
     this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment)));

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { DurableObjectState, HibernatableWebSocket } from 'cloudflare:workers';
+import { HibernatingSockets, type Resumable } from '../../runtimes/workers/hibernating-sockets.ts';
+
+/** The few members of the object's state and socket that `accept` uses; workerd's own run in workers-streaming.test.ts. */
+function objectState(): DurableObjectState {
+  return {
+    storage: { sql: { exec: () => ({ toArray: () => [] }) } },
+    acceptWebSocket: () => undefined,
+    getWebSockets: () => [],
+  } as unknown as DurableObjectState;
+}
+
+describe('HibernatingSockets.accept', () => {
+  it('stores the upgrade URL without its access_token, keeping the other parameters', () => {
+    let stored: { url: string } | undefined;
+    const socket = { serializeAttachment: (value: { url: string }) => void (stored = value) } as unknown as HibernatableWebSocket;
+    const answer = { accept: () => ({ message: () => undefined, closed: () => undefined }), resume: () => ({ message: () => undefined, closed: () => undefined }) } as unknown as Resumable;
+    new HibernatingSockets(objectState()).accept(socket, answer, new Request('https://pod.test/api/v1/streaming?stream=user&access_token=secret-token&tag=x'));
+    expect(stored?.url).toBe('https://pod.test/api/v1/streaming?stream=user&tag=x');
+    expect(JSON.stringify(stored)).not.toContain('secret-token');
+  });
+});
