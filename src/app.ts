@@ -35,7 +35,7 @@ import { notificationsFeature } from './notifications/feature.ts';
 import { oauthFeature } from './oauth/feature.ts';
 import { mastodonFeature } from './mastodon/feature.ts';
 import { nostrFeature } from './nostr/feature.ts';
-import type { UpgradeAnswer } from './notifications/socket.ts';
+import { refuseLongUpgradeUrl, type UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
 import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
 import { learnPodRootOf, rememberPodRoot } from './pods/registry.ts';
@@ -311,6 +311,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     } catch (error) {
       return { refuse: errorToResponse(error, log) };
     }
+    const tooLong = refuseLongUpgradeUrl(request);
+    if (tooLong) return { refuse: tooLong };
     // Counted before any feature authenticates or looks anything up, so a flood of upgrades costs little.
     const admission = sockets.admit(request, env);
     if ('refuse' in admission) return admission;

@@ -61,11 +61,20 @@ export class HibernatingSockets {
     this.#sql.exec('CREATE TABLE IF NOT EXISTS socket_states (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
   }
 
-  /** Accepts the server end of a new socket for a resumable endpoint. */
+  /**
+   * Accepts the server end of a new socket for a resumable endpoint. When workerd refuses it (an attachment
+   * over its 16 KiB limit), the answer is cancelled, giving its place in the socket budget back, and the error
+   * goes on to the caller.
+   */
   accept(socket: HibernatableWebSocket, answer: Resumable, request: Request): void {
     const attachment: Attachment = { id: crypto.randomUUID(), url: withoutToken(request.url), address: request.headers.get('cf-connecting-ip'), heard: Date.now() };
-    socket.serializeAttachment(attachment);
-    this.#ctx.acceptWebSocket(socket);
+    try {
+      socket.serializeAttachment(attachment);
+      this.#ctx.acceptWebSocket(socket);
+    } catch (error) {
+      answer.cancel?.();
+      throw error;
+    }
     this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment)));
   }
 

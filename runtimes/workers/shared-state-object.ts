@@ -151,8 +151,17 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     this.#hibernating.closed(socket);
   }
 
-  /** A WebSocket upgrade request forwarded by an isolate. */
+  /** A WebSocket upgrade request forwarded by an isolate; a failure is answered as a problem, not workerd's bare 500. */
   async fetch(request: Request): Promise<Response> {
+    try {
+      return await this.#upgrade(request);
+    } catch (error) {
+      log(`svc: a WebSocket upgrade failed: ${error instanceof Error ? error.message : String(error)}`);
+      return problemResponse(500, 'The WebSocket could not be opened; try again.', { type: 'urn:svc:problem:socket-failed' });
+    }
+  }
+
+  async #upgrade(request: Request): Promise<Response> {
     // The app hears the isolates' changes from its start on: it must have started before a socket listens.
     const app = await this.#started();
     if (app instanceof ConfigError) return problemResponse(500, `The server is misconfigured: ${app.message}`, { type: 'urn:svc:problem:misconfigured' });
@@ -160,10 +169,16 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     if (!answer) return problemResponse(404, 'There is no WebSocket endpoint at this URL.', { type: 'not-found' });
     if ('refuse' in answer) return answer.refuse;
     const pair = new WebSocketPair();
-    // The relay's and the Mastodon streaming API's connections carry on through hibernation; the others keep
-    // the object in memory while open.
-    if (isResumable(answer)) this.#hibernating.accept(pair[1] as unknown as HibernatableWebSocket, answer, request);
-    else runSocket(pair[1], answer);
+    try {
+      // The relay's and the Mastodon streaming API's connections carry on through hibernation; the others keep
+      // the object in memory while open.
+      if (isResumable(answer)) this.#hibernating.accept(pair[1] as unknown as HibernatableWebSocket, answer, request);
+      else runSocket(pair[1], answer);
+    } catch (error) {
+      // The socket's place in the budget is given back (a second cancel does nothing).
+      answer.cancel?.();
+      throw error;
+    }
     // Like the other transports, agree to the client's first subprotocol (solid-0.1 clients require the echo).
     const protocol = request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim();
     return new Response(null, { status: 101, webSocket: pair[0], ...(protocol && { headers: { 'Sec-WebSocket-Protocol': protocol } }) } as ResponseInit);

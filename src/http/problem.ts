@@ -13,6 +13,7 @@ const TITLES: Record<number, string> = {
   411: 'Length Required',
   412: 'Precondition Failed',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   416: 'Range Not Satisfiable',
   421: 'Misdirected Request',

@@ -1,3 +1,5 @@
+import { problemResponse } from '../http/problem.ts';
+
 /**
  * The little the core needs from a WebSocket, so every runtime can supply its own (Node's `ws`, Deno,
  * Bun, a Workers WebSocketPair). The runtime answers pings and closes sockets that stop answering.
@@ -51,4 +53,18 @@ export function sendOrDrop(socket: SocketLike, text: string): void {
     return;
   }
   socket.send(text);
+}
+
+/**
+ * The longest upgrade URL any socket endpoint takes. A Durable Object keeps a hibernating socket's URL in its
+ * attachment, which workerd caps at 16 KiB; no endpoint's parameters come near this, so every runtime refuses
+ * longer ones the same way, before the socket budget is asked.
+ */
+export const MAX_UPGRADE_URL_BYTES = 8 * 1024;
+
+/** The 414 answer for an upgrade URL over `MAX_UPGRADE_URL_BYTES`, or null when it is short enough. */
+export function refuseLongUpgradeUrl(request: Request): Response | null {
+  const bytes = new TextEncoder().encode(request.url).byteLength;
+  if (bytes <= MAX_UPGRADE_URL_BYTES) return null;
+  return problemResponse(414, `The WebSocket URL is ${bytes} bytes long; socket endpoints take at most ${MAX_UPGRADE_URL_BYTES}.`, { type: 'urn:svc:problem:upgrade-url-too-long' });
 }

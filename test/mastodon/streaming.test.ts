@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INBOX_CONTAINER } from '../../src/activitypub/paths.ts';
-import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { MAX_UPGRADE_URL_BYTES, type SocketHandlers, type UpgradeAnswer } from '../../src/notifications/socket.ts';
 import { bearer } from '../oauth/support.ts';
 import { BASE, makeApp } from '../support/app.ts';
 import { eventually } from '../support/eventually.ts';
@@ -197,6 +197,16 @@ describe('the Mastodon streaming API', { timeout: 90_000 }, () => {
     expect(refused && 'refuse' in refused && refused.refuse.status).toBe(503);
     expect(refused && 'refuse' in refused && (await refused.refuse.json()).type).toBe('urn:svc:problem:socket-capacity');
     first.handlers.closed();
+    expect(await connect(app, '?stream=public')).toBeDefined();
+  });
+
+  it('refuses an upgrade URL over 8 KiB with 414 before it takes a place in the socket budget', async () => {
+    const app = await socialApp(undefined, { maxSockets: 1 });
+    for (let i = 0; i < 3; i += 1) {
+      const refused = await upgrade(app, `?stream=public&pad=${'x'.repeat(MAX_UPGRADE_URL_BYTES)}`);
+      expect(refused && 'refuse' in refused && refused.refuse.status).toBe(414);
+      expect(refused && 'refuse' in refused && (await refused.refuse.json()).type).toBe('urn:svc:problem:upgrade-url-too-long');
+    }
     expect(await connect(app, '?stream=public')).toBeDefined();
   });
 

@@ -20,4 +20,23 @@ describe('HibernatingSockets.accept', () => {
     expect(stored?.url).toBe('https://pod.test/api/v1/streaming?stream=user&tag=x');
     expect(JSON.stringify(stored)).not.toContain('secret-token');
   });
+
+  it('gives the place in the socket budget back when workerd refuses the attachment, and lets the error through', () => {
+    const refusal = new Error("A WebSocket 'attachment' cannot be larger than 16384 bytes.");
+    const socket = {
+      serializeAttachment: () => {
+        throw refusal;
+      },
+    } as unknown as HibernatableWebSocket;
+    let cancelled = 0;
+    let accepted = 0;
+    const answer = {
+      accept: () => ((accepted += 1), { message: () => undefined, closed: () => undefined }),
+      resume: () => ({ message: () => undefined, closed: () => undefined }),
+      cancel: () => void (cancelled += 1),
+    } as unknown as Resumable;
+    expect(() => new HibernatingSockets(objectState()).accept(socket, answer, new Request('https://pod.test/nostr/v1'))).toThrow(refusal);
+    expect(cancelled).toBe(1);
+    expect(accepted).toBe(0);
+  });
 });
