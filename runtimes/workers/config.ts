@@ -73,6 +73,9 @@ export function workerConfig(env: WorkerEnv): Config {
   const vars = optionVars(env);
   const bucket = isBucket(env[BUCKET_BINDING]);
   if (!vars.SVC_STORAGE) vars.SVC_STORAGE = bucket ? 'r2' : 'memory';
+  // Counting every request would send every request of the deployment to the one Durable Object; Cloudflare's
+  // own rate limiting rules do that at the edge. The other per-address rules count only logins and writes.
+  vars.SVC_RATE_LIMIT_REQUESTS ??= '0';
   const config = resolveConfig({ env: vars });
   if (config.storage === 'fs') {
     throw new ConfigError('SVC_STORAGE=fs (--storage fs) is not available on the workers runtime: there is no file system. Use r2 (bind an R2 bucket as PODS) or memory.');

@@ -24,15 +24,14 @@ export function log(line: string): void {
 
 /**
  * The client's address as Cloudflare's edge states it on every request (`CF-Connecting-IP`, which a client
- * cannot set). Only the Durable Object that holds the WebSockets uses it, for their per-address budget.
+ * cannot set): the isolates' per-address rate limits and the Durable Object's per-address socket budget count by it.
  */
 export const connectingAddress = (request: Request): string | undefined => request.headers.get('cf-connecting-ip') ?? undefined;
 
 /**
  * Builds the app, or returns the configuration error (reported on every request by the caller). `extras`:
  * what the isolates or the Durable Object add to the platform (how queued work reaches the object's alarm,
- * the relay's store of events in the object, where the object reads a request's address from: the isolates'
- * apps take none, see docs/scale-out.md).
+ * the relay's store of events in the object, where a request's address is read from).
  */
 export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, extras: Pick<Platform, 'scheduleDue' | 'nostrArchive' | 'clientAddress'> = {}): App | ConfigError {
   try {

@@ -15,6 +15,8 @@ import { readRootPodRecord, type SingleUserPod } from './single-user.ts';
 export const OWNER_TOKEN_PATH = '/.pods/owner-token';
 /** A secret shorter than this could be guessed within the login rate limit's reach. */
 export const MIN_SECRET_LENGTH = 32;
+/** Fewer different characters than this is a pattern (`xxxx…`, `abcabc…`), not a random secret; `openssl rand -hex 32` has 16. */
+export const MIN_SECRET_DISTINCT_CHARACTERS = 10;
 
 /** The record of a pod by the name `svc token` takes (`/` for the pod at the root); null when there is none. */
 export async function podRecordByName(storage: StorageDriver, podName: string): Promise<PodRecord | null> {
@@ -34,6 +36,12 @@ export function ownerSecretOf(config: Pick<Config, 'singleUser' | 'singleUserSec
   if (!config.singleUser) throw new ConfigError('--single-user-secret (SVC_SINGLE_USER_SECRET) gives the owner of a --single-user pod a token: add --single-user, or remove the secret.');
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new ConfigError(`--single-user-secret (SVC_SINGLE_USER_SECRET) must be at least ${MIN_SECRET_LENGTH} characters (it is ${secret.length}); make one with \`openssl rand -base64 32\`.`);
+  }
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_SECRET_DISTINCT_CHARACTERS) {
+    throw new ConfigError(
+      `--single-user-secret (SVC_SINGLE_USER_SECRET) has only ${distinct} different characters, a pattern easy to guess; it needs at least ${MIN_SECRET_DISTINCT_CHARACTERS}. Make a random one with \`openssl rand -base64 32\`.`,
+    );
   }
   return secret;
 }

@@ -54,4 +54,11 @@ describe('--single-user-secret: the owner token for a secret (POST /.pods/owner-
     expect(() => makeApp({ singleUser: true, singleUserSecret: 'short' })).toThrow(/at least 32 characters/);
     expect(() => makeApp({ singleUserSecret: SECRET })).toThrow(/add --single-user/);
   });
+
+  it('stops at startup on a long secret with too few different characters, saying how to make a random one', () => {
+    for (const pattern of ['x'.repeat(40), 'abc'.repeat(12), '012345678'.repeat(4)]) {
+      expect(() => makeApp({ singleUser: true, singleUserSecret: pattern })).toThrow(/has only \d+ different characters.*at least 10.*openssl rand -base64 32/);
+    }
+    expect(() => makeApp({ singleUser: true, singleUserSecret: '0123456789'.repeat(4) })).not.toThrow();
+  });
 });

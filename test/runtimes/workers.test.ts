@@ -325,6 +325,23 @@ describe('Solid-OIDC DPoP tokens on the Worker (its outbound fetch over the glob
   });
 });
 
+describe('the owner secret on the Worker (POST /.pods/owner-token)', () => {
+  it('counts wrong secrets against --rate-limit-login per CF-Connecting-IP, and leaves other addresses alone', async () => {
+    const secret = 'workers-owner-secret-0123456789abcdef';
+    const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, ...WORKER_COMPATIBILITY, bindings: { SVC_QUIET: 'true', SVC_SINGLE_USER: 'true', SVC_SINGLE_USER_SECRET: secret, SVC_RATE_LIMIT_LOGIN: '3' } });
+    const ask = async (address: string, given: string) => ((await mf.dispatchFetch(`${BASE}/.pods/owner-token`, { method: 'POST', headers: { authorization: `Bearer ${given}`, 'CF-Connecting-IP': address } })) as unknown as Response).status;
+    try {
+      for (let i = 0; i < 3; i++) expect(await ask('203.0.113.7', 'a-wrong-guess-at-the-owner-secret-00')).toBe(401);
+      expect(await ask('203.0.113.7', secret)).toBe(429);
+      expect(await ask('198.51.100.9', secret)).toBe(200);
+      // Plain requests are not counted per address on Workers unless SVC_RATE_LIMIT_REQUESTS asks (each would reach the one Durable Object).
+      for (let i = 0; i < 3; i++) expect((await mf.dispatchFetch(`${BASE}/`, { headers: { 'CF-Connecting-IP': '203.0.113.7' } })).headers.get('ratelimit-limit')).toBeNull();
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
+
 describe('the Mastodon API on the Worker', () => {
   it('without ActivityPub has no streaming API, says why, and its instance documents advertise none', async () => {
     const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: outdir, ...WORKER_COMPATIBILITY, bindings: { SVC_IDP: 'true', SVC_QUIET: 'true' } });
