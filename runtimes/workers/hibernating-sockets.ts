@@ -53,6 +53,8 @@ export class HibernatingSockets {
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
   readonly #handlers = new Map<HibernatableWebSocket, SocketHandlers>();
+  /** Attachment ids of the sockets open in this instance: work that finishes after a close (an AUTH check) must not store its row again. */
+  readonly #open = new Set<string>();
   #resumed: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState) {
@@ -75,7 +77,13 @@ export class HibernatingSockets {
       answer.cancel?.();
       throw error;
     }
-    this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment)));
+    this.#open.add(attachment.id);
+    try {
+      this.#handlers.set(socket, answer.accept(this.#socketLike(socket, attachment)));
+    } catch (error) {
+      this.#open.delete(attachment.id);
+      throw error;
+    }
   }
 
   /**
@@ -101,7 +109,10 @@ export class HibernatingSockets {
     const handlers = this.#handlers.get(socket);
     this.#handlers.delete(socket);
     const attachment = socket.deserializeAttachment() as Attachment | null;
-    if (attachment) this.#sql.exec('DELETE FROM socket_states WHERE id = ?', attachment.id);
+    if (attachment) {
+      this.#open.delete(attachment.id);
+      this.#sql.exec('DELETE FROM socket_states WHERE id = ?', attachment.id);
+    }
     handlers?.closed();
   }
 
@@ -109,7 +120,9 @@ export class HibernatingSockets {
     return {
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
-      remember: (state) => void this.#sql.exec('INSERT INTO socket_states (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state', id, JSON.stringify(state)),
+      remember: (state) => {
+        if (this.#open.has(id)) this.#sql.exec('INSERT INTO socket_states (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state', id, JSON.stringify(state));
+      },
       lastHeard: heard,
     };
   }
@@ -131,6 +144,7 @@ export class HibernatingSockets {
         socket.close(CLOSE_RESTARTED, 'the connection could not be carried on; connect again');
         continue;
       }
+      this.#open.add(attachment.id);
       this.#handlers.set(socket, answer.resume(this.#socketLike(socket, attachment), JSON.parse(row!.state)));
     }
     // Rows of sockets that ended while no instance of the object was there to hear it.

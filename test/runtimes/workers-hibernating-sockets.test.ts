@@ -39,4 +39,28 @@ describe('HibernatingSockets.accept', () => {
     expect(cancelled).toBe(1);
     expect(accepted).toBe(0);
   });
+
+  it('stores no row for a socket once it has closed (an AUTH check that finishes after the close)', () => {
+    const statements: string[] = [];
+    const state = {
+      storage: { sql: { exec: (query: string) => (statements.push(query), { toArray: () => [] }) } },
+      acceptWebSocket: () => undefined,
+      getWebSockets: () => [],
+    } as unknown as DurableObjectState;
+    let attachment: unknown;
+    const socket = { serializeAttachment: (value: unknown) => void (attachment = value), deserializeAttachment: () => attachment } as unknown as HibernatableWebSocket;
+    let remember: ((state: unknown) => void) | undefined;
+    const answer = {
+      accept: (raw: { remember(state: unknown): void }) => ((remember = (state) => raw.remember(state)), { message: () => undefined, closed: () => undefined }),
+      resume: () => ({ message: () => undefined, closed: () => undefined }),
+    } as unknown as Resumable;
+    const sockets = new HibernatingSockets(state);
+    sockets.accept(socket, answer, new Request('https://pod.test/nostr/v1'));
+    remember!({ subscriptions: [] });
+    expect(statements.filter((query) => query.startsWith('INSERT'))).toHaveLength(1);
+    sockets.closed(socket);
+    remember!({ subscriptions: [], authenticated: ['a'.repeat(64)] });
+    expect(statements.filter((query) => query.startsWith('INSERT'))).toHaveLength(1);
+    expect(statements.at(-1)).toMatch(/^DELETE/);
+  });
 });
