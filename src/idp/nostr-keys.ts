@@ -60,7 +60,8 @@ export class NostrKeyStore {
 
   /**
    * Unlinks a key of the account: it no longer signs in, its DID document is gone and it no longer counts
-   * towards --idp-max-nostr-keys. False when the account holds no such key.
+   * towards --idp-max-nostr-keys. False when the account holds no such key, or the record changed between
+   * the read and the delete (another unlink came first): only the request whose delete happened unlinks.
    */
   async unlink(pubkey: string, accountId: string): Promise<boolean> {
     if (!/^[0-9a-f]{64}$/.test(pubkey)) return false;
@@ -69,7 +70,7 @@ export class NostrKeyStore {
     if (!stored) return false;
     const record = JSON.parse(await new Response(stored.body).text()) as KeyRecord;
     if (record.account !== accountId) return false;
-    await this.#storage.delete(path, { ifMatch: stored.meta.etag });
+    if ((await this.#storage.delete(path, { ifMatch: stored.meta.etag })) === null) return false;
     await this.#markers.remove(accountId, pubkey);
     return true;
   }
