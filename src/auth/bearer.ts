@@ -1,3 +1,4 @@
+import { toBase64Url } from '../http/base64url.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { CredentialVerifier } from './authenticate.ts';
@@ -8,11 +9,24 @@ const ISSUER = 'urn:svc:bearer';
 const ALGORITHM = 'HS256';
 const VERIFIED_TOKENS = 10_000;
 
-/** Signs a token for a WebID on this server, valid for `ttlSeconds`. */
-export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: number, nowMs: number): Promise<string> {
+/** The claim naming the owner secret a token was traded for (`POST /.pods/owner-token`). */
+const OWNER_SECRET_CLAIM = 'osh';
+
+/**
+ * What an owner token carries of the secret it was traded for: an HMAC of the secret under the token key,
+ * so it tells nothing of the secret, and a token stops working when the secret is changed.
+ */
+export async function ownerSecretTag(key: Uint8Array, secret: string): Promise<string> {
+  const hmac = await crypto.subtle.importKey('raw', new Uint8Array(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', hmac, new TextEncoder().encode(`svc owner secret\n${secret}`)));
+  return toBase64Url(mac.subarray(0, 16));
+}
+
+/** Signs a token for a WebID on this server, valid for `ttlSeconds`; `ownerSecret`: the secret it was traded for, which must not change while it is used. */
+export async function mintToken(key: Uint8Array, webId: string, ttlSeconds: number, nowMs: number, ownerSecret?: string): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   const { SignJWT } = await jose();
-  return new SignJWT({ webid: webId })
+  return new SignJWT({ webid: webId, ...(ownerSecret !== undefined && { [OWNER_SECRET_CLAIM]: await ownerSecretTag(key, ownerSecret) }) })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setIssuer(ISSUER)
     .setAudience(ISSUER)
@@ -54,8 +68,11 @@ async function issuedElsewhere(token: string): Promise<boolean> {
   }
 }
 
-/** `Authorization: Bearer <token>` with a token this server signed; tokens of other issuers are left to other verifiers. */
-export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number, hosts: PodHosts | null = null): CredentialVerifier {
+/**
+ * `Authorization: Bearer <token>` with a token this server signed; tokens of other issuers are left to other
+ * verifiers. A token traded for the owner secret holds only while `ownerSecret` is the same.
+ */
+export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number, hosts: PodHosts | null = null, ownerSecret: string | null = null): CredentialVerifier {
   // Imported once: importing the raw secret on every request costs about as much as verifying the token.
   let verifyKey: Promise<CryptoKey> | null = null;
   const importedKey = () =>
@@ -68,6 +85,8 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
   // Tokens are immutable and this key never changes while the process runs, so a signature checked once
   // need not be checked again; only the expiry is looked at on later requests.
   const verified = new BoundedCache<string, { webId: string; expiresMs: number }>(VERIFIED_TOKENS);
+  let secretTag: Promise<string> | null = null;
+  const currentSecretTag = () => (secretTag ??= key().then((secret) => ownerSecretTag(secret, ownerSecret!)));
   return {
     scheme: 'bearer',
     async verify(request, token) {
@@ -87,6 +106,10 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
         if (typeof payload.webid !== 'string') return { error: 'the bearer token names no WebID' };
         // Checked before the token is cached: the cached path above trusts the WebID to be a URL.
         if (!URL.canParse(payload.webid)) return { error: 'the WebID in the bearer token is not a URL' };
+        const tag = payload[OWNER_SECRET_CLAIM];
+        if (tag !== undefined && (ownerSecret === null || tag !== (await currentSecretTag()))) {
+          return { error: 'the owner token was traded for a --single-user-secret that has since changed: trade the current secret for a new one at POST /.pods/owner-token' };
+        }
         if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
         return { webId: localWebId(payload.webid, requestUrl, hosts) };
       } catch (error) {

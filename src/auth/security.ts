@@ -65,7 +65,7 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
   const shared = base.sharedState;
   const credentials = [
     boundTokenAsBearer,
-    bearerVerifier(tokenKey, now, hosts),
+    bearerVerifier(tokenKey, now, hosts, config.singleUserSecret ?? null),
     dpopVerifier({ platform: base, now, local, ...(issuedTokens && { issuedTokens }), ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
     nostrVerifier({
       platform: base,

@@ -24,9 +24,12 @@ export async function podRecordByName(storage: StorageDriver, podName: string): 
   return /^[a-z0-9_-]{1,63}$/.test(podName) ? readPodRecord(storage, podName) : null;
 }
 
-/** A bearer token for the pod's owner, signed with the server's key, for the WebID the record names. */
-export async function mintOwnerToken(record: PodRecord, tokenKey: Uint8Array, ttlSeconds: number, nowMs: number): Promise<string> {
-  return mintToken(tokenKey, record.webId, ttlSeconds, nowMs);
+/**
+ * A bearer token for the pod's owner, signed with the server's key, for the WebID the record names; with
+ * `ownerSecret` (traded at `POST /.pods/owner-token`), it ends when that secret is changed.
+ */
+export async function mintOwnerToken(record: PodRecord, tokenKey: Uint8Array, ttlSeconds: number, nowMs: number, ownerSecret?: string): Promise<string> {
+  return mintToken(tokenKey, record.webId, ttlSeconds, nowMs, ownerSecret);
 }
 
 /** The secret, checked once when the app is built; null when the option is not set. */
@@ -83,7 +86,7 @@ export function ownerTokenHandler(deps: OwnerTokenDeps): (request: Request) => P
     if (!record) throw new HttpProblem(503, 'The single-user pod is still being created; try again in a moment.', { type: 'pod-not-ready', headers: { 'Retry-After': '1' } });
     const url = new URL(request.url);
     const body = {
-      token: await mintOwnerToken(record, await deps.tokenKey(), deps.tokenTtlSeconds, deps.now()),
+      token: await mintOwnerToken(record, await deps.tokenKey(), deps.tokenTtlSeconds, deps.now(), deps.secret),
       webId: deps.urlOf(pod.webIdPath, url),
       podUri: deps.urlOf(pod.podPath, url),
     };

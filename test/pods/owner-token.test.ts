@@ -44,6 +44,21 @@ describe('--single-user-secret: the owner token for a secret (POST /.pods/owner-
     expect((await request('/.pods/owner-token', askToken(SECRET))).status).toBe(429);
   });
 
+  it('ends the tokens traded for a secret when the secret is changed, and keeps them while it is the same', async () => {
+    const storage = new MemoryDriver();
+    const first = makeApp({ singleUser: true, singleUserName: '', singleUserSecret: SECRET }, storage);
+    const { token } = (await (await first.request('/.pods/owner-token', askToken(SECRET))).json()) as { token: string };
+    expect((await first.request('/private/a.txt', putText(token))).status).toBe(201);
+    const restarted = makeApp({ singleUser: true, singleUserName: '', singleUserSecret: SECRET }, storage);
+    expect((await restarted.request('/private/b.txt', putText(token))).status).toBe(201);
+    const changed = makeApp({ singleUser: true, singleUserName: '', singleUserSecret: `${SECRET}-changed` }, storage);
+    const refused = await changed.request('/private/c.txt', putText(token));
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toMatch(/--single-user-secret that has since changed.*POST \/.pods\/owner-token/);
+    const removed = makeApp({ singleUser: true, singleUserName: '' }, storage);
+    expect((await removed.request('/private/d.txt', putText(token))).status).toBe(401);
+  });
+
   it('has no such route without the secret', async () => {
     const { request } = makeApp({ singleUser: true, singleUserName: '' });
     expect((await request('/.pods/owner-token', askToken(SECRET))).status).not.toBe(200);
