@@ -27,6 +27,12 @@ export type QueueHandler = (message: any) => Promise<HandlerOutcome> | HandlerOu
 const POLL_MS = 5_000;
 
 /**
+ * How long one pass over the queue goes on before it stops and asks to be called again at once: a pass that
+ * meets many stalled inboxes (each up to the outbound timeout) must not outlast a Durable Object's alarm.
+ */
+export const PASS_BUDGET_MS = 60_000;
+
+/**
  * How long an instance's claim on a message keeps the other instances off it (`--redis-url`): longer than one
  * delivery takes (the outbound fetch times out well before), short enough that a message claimed by an
  * instance that died is sent by another soon after.
@@ -176,16 +182,19 @@ export class StorageMessageQueue implements MessageQueue {
   }
 
   /**
-   * Handles every message due now and not held back, once. Answers how long to wait for the next one: the
-   * time until it is due, POLL_MS for one another instance holds, null when the queue is empty.
+   * Handles every message due now and not held back, once, for at most PASS_BUDGET_MS. Answers how long to
+   * wait for the next one: the time until it is due, POLL_MS for one another instance holds, 0 when the
+   * budget ran out with messages left to look at, null when the queue is empty.
    */
   async handleDue(handler: QueueHandler): Promise<number | null> {
+    const stopAt = this.#now() + PASS_BUDGET_MS;
     let wait: number | null = null;
     const waitAtMost = (ms: number) => (wait = Math.min(wait ?? ms, ms));
     /** Ordering keys whose first message is not done: their later messages wait. */
     const heldBack = new Set<string>();
     const paths = await recordPaths(this.#storage, QUEUE_CONTAINER);
     for (const [index, path] of paths.entries()) {
+      if (this.#now() >= stopAt) return 0;
       if (this.#handled.has(path)) {
         await this.#storage.delete(path);
         this.#handled.delete(path);

@@ -1,6 +1,6 @@
 import { Temporal } from '@js-temporal/polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import { StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
+import { PASS_BUDGET_MS, StorageMessageQueue } from '../../src/activitypub/message-queue.ts';
 import { QUEUE_CONTAINER } from '../../src/activitypub/paths.ts';
 import { recordPaths } from '../../src/activitypub/records.ts';
 import type { SharedState } from '../../src/cluster/shared-state.ts';
@@ -159,6 +159,23 @@ function isolateSharedState(published: string[]): SharedState {
     close: async () => undefined,
   };
 }
+
+describe('StorageMessageQueue.handleDue: one pass has a time budget', () => {
+  it('stops after PASS_BUDGET_MS of stalled deliveries, asks to be called again at once, and the next pass goes on with the rest', async () => {
+    let now = 1_000_000;
+    const queue = new StorageMessageQueue(new MemoryDriver(), () => now, () => {});
+    await queue.enqueueEach(['a', 'b', 'c', 'd'].map((message) => ({ message })));
+    const delivered: string[] = [];
+    const stalled = (message: string) => {
+      delivered.push(message);
+      now += PASS_BUDGET_MS / 2;
+    };
+    expect(await queue.handleDue(stalled)).toBe(0);
+    expect(delivered).toEqual(['a', 'b']);
+    expect(await queue.handleDue(stalled)).toBeNull();
+    expect(delivered).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
 
 describe('StorageMessageQueue where the runtime works the queue (Workers: telling it is a call to the Durable Object)', () => {
   it('tells the runtime once for a batch, with the soonest delay, and wakes no other instance', async () => {
