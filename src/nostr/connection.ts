@@ -66,6 +66,9 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
   const subscriptions = new Map<string, Subscription>();
   /** The filters of each subscription as received, for `remember`. */
   const received = new Map<string, unknown[]>();
+  /** Bytes of each open subscription's REQ, and their sum (at most `limits.maxSubscriptionBytes`). */
+  const sizes = new Map<string, number>();
+  let heldBytes = 0;
   const challenge = resumed?.challenge ?? newChallenge();
   /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
   const authenticated = new Set<string>(resumed?.authenticated);
@@ -87,6 +90,8 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     open.release();
     subscriptions.delete(id);
     received.delete(id);
+    heldBytes -= sizes.get(id) ?? 0;
+    sizes.delete(id);
     return true;
   };
 
@@ -145,7 +150,14 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     reply(true, '');
   }
 
-  function onReq(message: unknown[], length: number): void {
+  const hold = (id: string, filters: Filter[], raw: unknown[], release: () => void, bytes: number) => {
+    subscriptions.set(id, { filters, release });
+    received.set(id, raw);
+    sizes.set(id, bytes);
+    heldBytes += bytes;
+  };
+
+  function onReq(message: unknown[], length: number, bytes: number): void {
     const id = message[1];
     if (typeof id !== 'string' || id.length === 0) return notice('invalid: REQ needs a subscription id: ["REQ", <id>, <filter>, ...]');
     // A refused REQ also ends an open subscription of that id: the client takes CLOSED to mean so.
@@ -169,6 +181,9 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (!subscriptions.has(id) && subscriptions.size >= limits.maxSubscriptions) {
       return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
     }
+    if (heldBytes - (sizes.get(id) ?? 0) + bytes > limits.maxSubscriptionBytes) {
+      return close(`rate-limited: the open subscriptions of one connection hold at most ${limits.maxSubscriptionBytes} bytes of REQ messages; CLOSE one or send fewer filter values`);
+    }
     // A REQ with an id already open replaces that subscription (NIP-01).
     const replaced = unsubscribe(id);
     const release = relay.reserve(filters.length, length);
@@ -176,8 +191,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       if (replaced) remember();
       return close('rate-limited: the relay holds as many subscriptions as it can for all its clients; try again later');
     }
-    subscriptions.set(id, { filters, release });
-    received.set(id, raw);
+    hold(id, filters, raw, release, bytes);
     remember();
     for (const event of relay.query(filters)) if (readableBy(event, authenticated)) sendEvent(id, event);
     send(['EOSE', id]);
@@ -207,13 +221,15 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     for (const [id, raw] of state.subscriptions) {
       const parsed = raw.map((value) => parseFilter(value, { maxValues: limits.maxFilterValues, maxLimit: limits.maxLimit }));
       const filters = parsed.filter((filter): filter is Filter => typeof filter !== 'string');
-      const release = filters.length === parsed.length ? relay.reserve(filters.length, JSON.stringify(['REQ', id, ...raw]).length) : null;
+      const text = JSON.stringify(['REQ', id, ...raw]);
+      const bytes = encoder.encode(text).byteLength;
+      const fits = filters.length === parsed.length && heldBytes + bytes <= limits.maxSubscriptionBytes;
+      const release = fits ? relay.reserve(filters.length, text.length) : null;
       if (!release) {
         send(['CLOSED', id, 'error: the subscription could not be carried on after the relay restarted; send the REQ again']);
         continue;
       }
-      subscriptions.set(id, { filters, release });
-      received.set(id, raw);
+      hold(id, filters, raw, release, bytes);
     }
     if (received.size < state.subscriptions.length) remember();
   }
@@ -232,7 +248,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       case 'EVENT':
         return inTurn(message, onEvent);
       case 'REQ':
-        return onReq(message, text.length);
+        return onReq(message, text.length, encoder.encode(text).byteLength);
       case 'CLOSE':
         return onClose(message);
       case 'AUTH':

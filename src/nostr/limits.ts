@@ -4,6 +4,11 @@ export interface RelayLimits {
   maxMessageLength: number;
   /** Open subscriptions per connection. */
   maxSubscriptions: number;
+  /**
+   * Bytes (UTF-8) of the REQ messages of one connection's open subscriptions together: what a connection
+   * holds, and what Workers store again (`SocketLike.remember`) at each REQ and CLOSE.
+   */
+  maxSubscriptionBytes: number;
   /** Filters in one REQ. */
   maxFilters: number;
   /** Values in one filter list (`ids`, `authors`, `kinds`, `#x`). */
@@ -21,6 +26,8 @@ export interface RelayLimits {
 export const DEFAULT_RELAY_LIMITS: Omit<RelayLimits, 'eventsPerSecond'> = {
   maxMessageLength: 64 * 1024,
   maxSubscriptions: 20,
+  // 20 full-size REQs would be 1.3 MB, rewritten at every REQ and CLOSE, near Cloudflare's 2 MB row limit.
+  maxSubscriptionBytes: 256 * 1024,
   maxFilters: 10,
   maxFilterValues: 1000,
   maxLimit: 500,

@@ -147,6 +147,20 @@ describe('a relay connection', () => {
     expect(await ask(['REQ', 'e'])).toEqual(['CLOSED', 'e', 'invalid: REQ needs at least one filter']);
   });
 
+  it('answers CLOSED for a REQ that would take the open subscriptions past maxSubscriptionBytes, counting a replaced one once', async () => {
+    const { connect } = setup();
+    const { ask } = connect();
+    /** A REQ of about 62 KiB: 950 authors. */
+    const big = (id: string, digit: string) => ['REQ', id, { authors: Array.from({ length: 950 }, (_, i) => `${digit}${i.toString(16).padStart(63, '0')}`) }];
+    const cap = DEFAULT_RELAY_LIMITS.maxSubscriptionBytes;
+    const fitting = Math.floor(cap / JSON.stringify(big('a', '1')).length);
+    expect(fitting).toBeLessThan(DEFAULT_RELAY_LIMITS.maxSubscriptions);
+    for (let i = 0; i < fitting; i++) expect(await ask(big(`s${i}`, String(i)))).toEqual(['EOSE', `s${i}`]);
+    expect(await ask(big('over', 'f'))).toEqual(['CLOSED', 'over', expect.stringMatching(new RegExp(`^rate-limited: the open subscriptions of one connection hold at most ${cap} bytes`))]);
+    expect(await ask(big('s0', 'e'))).toEqual(['EOSE', 's0']);
+    expect(await ask(['REQ', 'small', { kinds: [1] }])).toEqual(['EOSE', 'small']);
+  });
+
   it('opens with a fresh AUTH challenge and accepts only a matching kind 22242 event (NIP-42)', async () => {
     const { connect, tick } = setup();
     const first = connect();
