@@ -54,11 +54,20 @@ export class ListingCache {
     const members = scan();
     this.#pending.set(container, { writes, members });
     try {
-      const read = await members;
+      let read: readonly ResourceMeta[] = await members;
+      // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
+      if (cached && sameMembers(cached.members, read)) read = cached.members;
       if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, members: read });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);
     }
   }
+}
+
+/** Whether two scans found the same members in the same order, each at the same version. */
+function sameMembers(a: readonly ResourceMeta[], b: readonly ResourceMeta[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.path !== b[i]!.path || a[i]!.etag !== b[i]!.etag || a[i]!.size !== b[i]!.size) return false;
+  return true;
 }

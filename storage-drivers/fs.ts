@@ -372,7 +372,7 @@ export class FsDriver implements StorageDriver {
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
-    const dirStats = await this.stat(container);
+    const dirStats = this.blocking.allowed ? this.blocking.run(() => this.statSync(container)) : await this.stat(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
     return this.listings.members(container, dirStats, () => readMembers(this.root, container));
   }

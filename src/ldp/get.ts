@@ -4,7 +4,7 @@ import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
-import { JSON_LD, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
+import { JSON_LD, TURTLE, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { formatSize } from '../config/sizes.ts';
 import { convertRdf, serializeQuads } from '../rdf/convert.ts';
 import { rdfLimitsOf } from '../rdf/limits.ts';
@@ -15,7 +15,7 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingBody, listingToJsonLd, listingToQuads, readListing } from './listing.ts';
+import { listingBody, listingToJsonLd, listingToQuads, listingToTurtle, readListing } from './listing.ts';
 import { resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -159,8 +159,12 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (headOnly) return new Response(null, { status: 200, headers });
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
-    const body = await listingBody(listing, `${ctx.url.origin} ${type} ${meta.etag}`, () =>
-      type === JSON_LD ? listingToJsonLd(listing, url) : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
+    const body = await listingBody(listing, `${path} ${ctx.url.origin} ${type} ${meta.etag}`, () =>
+      type === JSON_LD
+        ? listingToJsonLd(listing, url)
+        : type === TURTLE
+          ? listingToTurtle(listing, url)
+          : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
     );
     return new Response(body, { status: 200, headers });
   }

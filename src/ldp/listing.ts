@@ -1,5 +1,6 @@
 import { DataFactory, type Quad } from 'n3';
 import type { ResourceMeta } from '../storage/types.ts';
+import { BoundedCache } from '../storage/bounded-cache.ts';
 import { LDP } from '../http/headers.ts';
 import { isHiddenFromListing } from './auxiliary.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -20,10 +21,28 @@ function visibleSorted(members: Iterable<ResourceMeta>): ResourceMeta[] {
   return visible.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The visible members of a driver's reusable `children` array, and the bodies made from those members. */
+/**
+ * Listing bodies, encoded once and reused while the driver hands out the same members array (an unchanged
+ * container). Bounded in bytes: a body counts its encoded size plus the members it keeps alive, so 16 MB
+ * holds some forty bodies of 1,000 members (~240 KB of JSON-LD or ~330 KB of Turtle, ~160 KB of members).
+ */
+export const LISTING_BODY_CACHE_BYTES = 16 * 1024 * 1024;
+/** What a member's metadata object takes in the heap, roughly (a path string, five fields). */
+const BYTES_PER_MEMBER = 160;
+/** What a body not made yet is charged per member (a Turtle member takes ~330 bytes). */
+const BODY_BYTES_PER_MEMBER_GUESS = 330;
+interface CachedBody {
+  members: readonly ResourceMeta[];
+  body: Promise<Uint8Array<ArrayBuffer>>;
+  bytes?: number;
+}
+const bodies = new BoundedCache<string, CachedBody>(
+  LISTING_BODY_CACHE_BYTES,
+  (entry) => (entry.bytes ?? entry.members.length * BODY_BYTES_PER_MEMBER_GUESS) + entry.members.length * BYTES_PER_MEMBER,
+);
+/** The visible members of a driver's reusable `children` array. */
 const visibleOf = new WeakMap<readonly ResourceMeta[], ResourceMeta[]>();
-const bodiesOf = new WeakMap<readonly ResourceMeta[], Map<string, string>>();
-const BODIES_PER_LISTING = 4;
+const encoder = new TextEncoder();
 
 /** Reads a container's visible members: auxiliary resources and server files are left out. */
 export async function readListing(storage: StorageDriver, container: ResourceMeta): Promise<Listing> {
@@ -33,7 +52,6 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
     if (!members) {
       members = visibleSorted(children);
       visibleOf.set(children, members);
-      bodiesOf.set(members, new Map());
     }
     return { container, members };
   }
@@ -43,18 +61,27 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
 }
 
 /**
- * A body made from a listing, reused while the driver hands out the same members (an unchanged container):
- * `key` must name everything else the body depends on (origin, media type, the container's ETag).
+ * A body made from a listing, encoded once and reused while the driver hands out the same members (an
+ * unchanged container); requests that arrive while it is being made wait for that one. `key` must name
+ * everything else the body depends on (container path, origin, media type, the container's ETag).
  */
-export async function listingBody(listing: Listing, key: string, make: () => string | Promise<string>): Promise<string> {
-  const bodies = bodiesOf.get(listing.members);
-  const cached = bodies?.get(key);
-  if (cached !== undefined) return cached;
-  const body = await make();
-  if (bodies) {
-    if (bodies.size >= BODIES_PER_LISTING) bodies.clear();
-    bodies.set(key, body);
-  }
+export function listingBody(listing: Listing, key: string, make: () => string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
+  const cached = bodies.get(key);
+  if (cached && cached.members === listing.members) return cached.body;
+  const body = Promise.resolve(make()).then((text) => encoder.encode(text));
+  const entry: CachedBody = { members: listing.members, body };
+  bodies.set(key, entry);
+  body.then(
+    (bytes) => {
+      // Charged again at its real size, if it is still cached.
+      if (bodies.peek(key) !== entry) return;
+      entry.bytes = bytes.byteLength;
+      bodies.set(key, entry);
+    },
+    () => {
+      if (bodies.peek(key) === entry) bodies.delete(key);
+    },
+  );
   return body;
 }
 
@@ -90,6 +117,43 @@ export function listingToJsonLd(listing: Listing, url: (path: string) => string)
     '@context': CONTEXT,
     '@graph': [containerNode, ...listing.members.map((m) => node(m, url))],
   });
+}
+
+const TURTLE_PREFIXES = `@prefix ldp: <${LDP}>.\n@prefix dcterms: <${DCTERMS}>.\n@prefix stat: <${STAT}>.\n@prefix xsd: <${XSD}>.\n`;
+const DECIMAL = /^[+-]?[0-9]*\.[0-9]+$/;
+const INTEGER = /^[+-]?[0-9]+$/;
+
+/** A member's IRI relative to its container's, as Turtle allows; `./` keeps a name with a colon from reading as a scheme. */
+function relativeIri(iri: string, base: string): string {
+  if (!iri.startsWith(base) || iri.length === base.length) return `<${iri}>`;
+  const rest = iri.slice(base.length);
+  const firstSegment = rest.slice(0, rest.indexOf('/') + 1 || undefined);
+  return firstSegment.includes(':') ? `<./${rest}>` : `<${rest}>`;
+}
+
+function turtleDescription(meta: ResourceMeta, subject: string): string {
+  const mtime = String(meta.modified / 1000);
+  const size = String(meta.size);
+  return (
+    `${subject} a ${meta.isContainer ? 'ldp:Container, ldp:BasicContainer, ldp:Resource' : 'ldp:Resource'};\n` +
+    `    dcterms:modified "${new Date(meta.modified).toISOString()}"^^xsd:dateTime;\n` +
+    `    stat:mtime ${DECIMAL.test(mtime) ? mtime : `"${mtime}"^^xsd:decimal`};\n` +
+    `    stat:size ${INTEGER.test(size) ? size : `"${size}"^^xsd:integer`}`
+  );
+}
+
+/**
+ * The listing as Turtle, written directly: the same statements as `listingToQuads`, with prefixes and member
+ * IRIs relative to the container's (the document's base), in one pass over the members.
+ */
+export function listingToTurtle(listing: Listing, url: (path: string) => string): string {
+  const base = url(listing.container.path);
+  const parts: string[] = [TURTLE_PREFIXES, '\n', turtleDescription(listing.container, '<>')];
+  const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
+  if (subjects.length > 0) parts.push(';\n    ldp:contains ', subjects.join(', '));
+  parts.push('.\n');
+  listing.members.forEach((member, index) => parts.push(turtleDescription(member, subjects[index]!), '.\n'));
+  return parts.join('');
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */

@@ -22,6 +22,11 @@ export class BoundedCache<K, V> {
     return entry.value;
   }
 
+  /** The value without counting it as a use. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
   set(key: K, value: V): void {
     this.delete(key);
     const weight = this.#weigh(value);

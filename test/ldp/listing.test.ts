@@ -1,0 +1,69 @@
+import { Parser, Writer, type Quad } from 'n3';
+import { describe, expect, it } from 'vitest';
+import { listingBody, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
+import type { ResourceMeta } from '../../src/storage/types.ts';
+
+const BASE = 'https://pod.example/alice/box/';
+const url = (path: string) => `https://pod.example/alice${path.split('/').map((segment) => encodeURIComponent(segment).replace(/%3A/g, ':')).join('/')}`;
+const meta = (path: string, modified: number, size = 12): ResourceMeta => ({ path, isContainer: path.endsWith('/'), modified, size, etag: `"${path}"` });
+
+/** The quads as sorted N-Triples lines: two graphs without blank nodes are the same when these are. */
+function nTriples(quads: Quad[]): string[] {
+  const writer = new Writer({ format: 'application/n-triples' });
+  return quads.map((quad) => writer.quadToString(quad.subject, quad.predicate, quad.object)).sort();
+}
+
+describe('container listings written as Turtle', () => {
+  const listing: Listing = {
+    container: meta('/box/', 1_795_639_230_963, 0),
+    members: [
+      meta('/box/a.json', 1_795_639_230_955),
+      meta('/box/b c.ttl', 1_795_639_230_000),
+      meta('/box/sub/', 1_795_639_230_961, 0),
+      meta('/box/urn:x', 1_795_639_230_100),
+      meta('/box/é%.txt', 1_795_639_230_972),
+    ],
+  };
+
+  it('states exactly what the quads of the listing state, resolved against the container', () => {
+    const parsed = new Parser({ baseIRI: BASE }).parse(listingToTurtle(listing, url));
+    expect(nTriples(parsed)).toEqual(nTriples(listingToQuads(listing, url)));
+  });
+
+  it('keeps a member whose name has a colon from reading as an IRI scheme', () => {
+    const turtle = listingToTurtle(listing, url);
+    expect(turtle).toContain('<./urn:x>');
+    expect(new Parser({ baseIRI: BASE }).parse(turtle).some((quad) => quad.subject.value === `${BASE}urn:x`)).toBe(true);
+  });
+
+  it('lists an empty container', () => {
+    const empty = { container: listing.container, members: [] };
+    expect(nTriples(new Parser({ baseIRI: BASE }).parse(listingToTurtle(empty, url)))).toEqual(nTriples(listingToQuads(empty, url)));
+  });
+});
+
+describe('listing bodies', () => {
+  it('are made once for concurrent requests and reused while the members are the same array', async () => {
+    const listing: Listing = { container: meta('/once/', 1), members: [meta('/once/a', 1)] };
+    let made = 0;
+    const make = async () => {
+      made++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 'body';
+    };
+    const bodies = await Promise.all([listingBody(listing, 'k', make), listingBody(listing, 'k', make), listingBody(listing, 'k', make)]);
+    expect(made).toBe(1);
+    expect(new TextDecoder().decode(bodies[0])).toBe('body');
+    await listingBody(listing, 'k', make);
+    expect(made).toBe(1);
+    await listingBody({ ...listing, members: [...listing.members] }, 'k', make);
+    expect(made).toBe(2);
+  });
+
+  it('are made again after a failure', async () => {
+    const listing: Listing = { container: meta('/fails/', 1), members: [] };
+    await expect(listingBody(listing, 'f', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(new TextDecoder().decode(await listingBody(listing, 'f', () => 'again'))).toBe('again');
+  });
+});
