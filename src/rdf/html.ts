@@ -4,7 +4,7 @@
  * read within a per-request budget.
  */
 import { DataFactory, type Quad, type Term } from 'n3';
-import { RdfaParser } from 'rdfa-streaming-parser';
+import type { RdfaParser } from 'rdfa-streaming-parser';
 import { HttpProblem, PROBLEM_TYPE_BASE } from '../http/problem.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import { parseJsonLd } from './jsonld.ts';
@@ -50,14 +50,26 @@ export function isGraphNotAvailable(error: unknown): boolean {
   return error instanceof HttpProblem && error.type === PROBLEM_TYPE_BASE + GRAPH_NOT_AVAILABLE;
 }
 
-/** An RdfaParser that hands its triples over synchronously instead of through a stream. */
-class CollectingRdfaParser extends RdfaParser {
-  readonly triples: Quad[] = [];
+type CollectingRdfaParser = RdfaParser & { readonly triples: Quad[] };
+type CollectingRdfaParserClass = new (...args: ConstructorParameters<typeof RdfaParser>) => CollectingRdfaParser;
+let collectingRdfaParser: Promise<CollectingRdfaParserClass> | undefined;
 
-  override push(chunk: unknown): boolean {
-    if (chunk !== null) this.triples.push(chunk as Quad);
-    return true;
-  }
+/**
+ * An RdfaParser that hands its triples over synchronously instead of through a stream. Loaded on the first
+ * page read: the parser and its HTML and stream modules cost ~100 ms at a start that reads no page.
+ */
+function loadCollectingRdfaParser(): Promise<CollectingRdfaParserClass> {
+  return (collectingRdfaParser ??= import('rdfa-streaming-parser').then(
+    ({ RdfaParser: Base }) =>
+      class extends Base {
+        readonly triples: Quad[] = [];
+
+        override push(chunk: unknown): boolean {
+          if (chunk !== null) this.triples.push(chunk as Quad);
+          return true;
+        }
+      },
+  ));
 }
 
 /** Terms of one source, rebuilt as n3 terms, with blank nodes kept apart from those of every other source. */
@@ -74,7 +86,7 @@ function adopt(quads: readonly Quad[], source: number): Quad[] {
 const CHUNK_CHARS = 16 * 1024;
 
 /** RDFa triples and the text of the JSON-LD islands, or a 406 when the page exceeds the budget. */
-function readPage(text: string, contentType: string, baseUrl: string): { rdfa: Quad[]; islands: string[] } {
+function readPage(CollectingRdfaParser: CollectingRdfaParserClass, text: string, contentType: string, baseUrl: string): { rdfa: Quad[]; islands: string[] } {
   const islands: string[] = [];
   let island: string[] | null = null;
   let elements = 0;
@@ -126,7 +138,7 @@ function readPage(text: string, contentType: string, baseUrl: string): { rdfa: Q
 export async function parseHtmlGraph(text: string, contentType: string, baseUrl: string): Promise<Quad[]> {
   // Characters never outnumber UTF-8 bytes, so this is a backstop for callers that did not check the size.
   if (text.length > HTML_GRAPH_LIMITS.bytes) throw pageTooLarge();
-  const { rdfa, islands } = readPage(text, contentType, baseUrl);
+  const { rdfa, islands } = readPage(await loadCollectingRdfaParser(), text, contentType, baseUrl);
   const quads = adopt(rdfa, 0);
   for (const [index, island] of islands.entries()) {
     const parsed = await parseJsonLd(island, baseUrl).catch((error: unknown) => {

@@ -1,5 +1,3 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Platform } from '../../platform.ts';
 import type { CredentialVerifier } from '../authenticate.ts';
 import type { DocumentSources } from '../solid-oidc/documents.ts';
@@ -33,11 +31,15 @@ export function signedAs(request: Request, scope: SignedScope): Request {
   return request;
 }
 
+/** @noble/hashes, loaded with the first signed body: a start that checks none does not pay for it. */
+let hashing: Promise<[typeof import('@noble/hashes/sha2.js'), typeof import('@noble/hashes/utils.js')]> | undefined;
+
 /**
  * Hex SHA-256 of the request body, read from a clone so the handler still reads the original; null for an
  * empty body (runtimes give every DELETE a body stream), undefined when it is too large.
  */
 async function bodyHashOf(request: Request, maxBytes: number): Promise<string | null | undefined> {
+  const [{ sha256 }, { bytesToHex }] = await (hashing ??= Promise.all([import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')]));
   const hash = sha256.create();
   let seen = 0;
   const reader = request.clone().body!.getReader();

@@ -1,12 +1,10 @@
 import { RSAPublicKey, id_rsaEncryption } from '@peculiar/asn1-rsa';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, SubjectAlternativeName, id_ce_subjectAltName } from '@peculiar/asn1-x509';
+import { normalizedHex, type RsaKey } from './profile-keys.ts';
 
-/** An RSA public key as WebID profiles state it: the modulus in lower-case hex without leading zeros, the exponent. */
-export interface RsaKey {
-  modulus: string;
-  exponent: bigint;
-}
+export { normalizedHex, type RsaKey };
+
 
 /** What WebID-TLS reads from a client certificate. */
 export interface ClientCertificate {
@@ -20,8 +18,6 @@ export interface ClientCertificate {
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 
-/** Lower case, no leading zeros: how two hexBinary spellings of one number are compared. */
-export const normalizedHex = (text: string) => text.trim().toLowerCase().replace(/^0+/, '');
 
 /** Reads a DER certificate; throws an Error when it is not one. */
 export function readClientCertificate(der: Uint8Array): ClientCertificate {

@@ -1,5 +1,13 @@
 import type { Quad } from 'n3';
-import { normalizedHex, type RsaKey } from './certificate.ts';
+
+/** An RSA public key as WebID profiles state it: the modulus in lower-case hex without leading zeros, the exponent. */
+export interface RsaKey {
+  modulus: string;
+  exponent: bigint;
+}
+
+/** Lower case, no leading zeros: how two hexBinary spellings of one number are compared. */
+export const normalizedHex = (text: string) => text.trim().toLowerCase().replace(/^0+/, '');
 
 const CERT = 'http://www.w3.org/ns/auth/cert#';
 

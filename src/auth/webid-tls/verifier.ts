@@ -5,7 +5,7 @@ import { BoundedCache } from '../../storage/bounded-cache.ts';
 import type { ConnectionVerifier, Verdict } from '../authenticate.ts';
 import type { DocumentSources } from '../solid-oidc/documents.ts';
 import { readWebIdProfile } from '../solid-oidc/webid-profile.ts';
-import { readClientCertificate, type ClientCertificate } from './certificate.ts';
+import type { ClientCertificate } from './certificate.ts';
 import { rsaKeysOf } from './profile-keys.ts';
 
 /** How long what a certificate proved (or failed to) is believed; a key removed from a profile stops working within it. */
@@ -28,6 +28,9 @@ export interface WebIdTlsOptions {
   /** Answers a request with this server's own handlers (WebIDs on the server's own origin are read that way). */
   local(request: Request): Promise<Response>;
 }
+
+/** The X.509 reader (@peculiar/asn1-*, ~50 ms to load), loaded with the first client certificate. */
+let certificateReader: Promise<typeof import('./certificate.ts')> | undefined;
 
 /** Refuses at startup what cannot work: a runtime that does not expose client certificates, or plain HTTP. */
 function requireCertificates(options: WebIdTlsOptions): NonNullable<Platform['peerCertificate']> {
@@ -78,7 +81,7 @@ export function webIdTls(options: WebIdTlsOptions): WebIdTls {
   async function verdictOf(der: Uint8Array, serverOrigin: string): Promise<Verdict> {
     let certificate: ClientCertificate;
     try {
-      certificate = readClientCertificate(der);
+      certificate = (await (certificateReader ??= import('./certificate.ts'))).readClientCertificate(der);
     } catch {
       return { error: 'the client certificate cannot be read as X.509' };
     }
