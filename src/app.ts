@@ -6,13 +6,12 @@ import { createSecurity } from './auth/security.ts';
 import type { Config } from './config/options.ts';
 import { fanOut } from './cluster/fan-out.ts';
 import { withSharedPreconditions } from './cluster/shared-preconditions.ts';
-import { docdbFeature } from './docdb/feature.ts';
+import { docdbFeature } from './docdb/descriptor.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
-import { databrowserFeature } from './databrowser/feature.ts';
-import { liveReloadFeature } from './databrowser/live-reload.ts';
-import { activitypubFeature } from './activitypub/feature.ts';
+import { databrowserFeature, liveReloadFeature } from './databrowser/descriptor.ts';
+import { activitypubFeature } from './activitypub/descriptor.ts';
 import { SocialRegistry } from './activitypub/social-registry.ts';
-import { gitFeature } from './git/feature.ts';
+import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
@@ -20,24 +19,23 @@ import { applyCors } from './http/headers.ts';
 import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
-import { idpFeature } from './idp/feature.ts';
-import { loginNeededFeature } from './idp/login-needed.ts';
-import { invitesFeature } from './invites/feature.ts';
+import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
+import { invitesFeature } from './invites/descriptor.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatch } from './ldp/patch.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
-import { remoteStorageFeature } from './remotestorage/feature.ts';
+import { remoteStorageFeature } from './remotestorage/descriptor.ts';
 import { SharedCounterStore } from './limits/shared-counter-store.ts';
 import { clientAddressOf } from './limits/client-address.ts';
 import { oncePerRequest } from './limits/once-per-request.ts';
-import { notificationsFeature } from './notifications/feature.ts';
-import { oauthFeature } from './oauth/feature.ts';
-import { mastodonFeature } from './mastodon/feature.ts';
-import { nostrFeature } from './nostr/feature.ts';
+import { notificationsFeature } from './notifications/descriptor.ts';
+import { oauthFeature } from './oauth/descriptor.ts';
+import { mastodonFeature } from './mastodon/descriptor.ts';
+import { nostrFeature } from './nostr/descriptor.ts';
 import { refuseLongUpgradeUrl, type UpgradeAnswer } from './notifications/socket.ts';
 import type { Platform } from './platform.ts';
-import { combinePodCreationHooks, podCreationHandler } from './pods/create.ts';
+import { combinePodCreationHooks, podCreationHandler, type PodCreationHooks } from './pods/create.ts';
 import { learnPodRootOf, rememberPodRoot } from './pods/registry.ts';
 import { ensureSingleUserPod, registrationClosed, type SingleUserPod } from './pods/single-user.ts';
 import { OWNER_TOKEN_PATH, ownerSecretOf, ownerTokenHandler } from './pods/owner-token.ts';
@@ -107,17 +105,21 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const quotaScope = quotaScopeOf(config);
   const quotaOptions = { log: (line: string) => runtimePlatform.log(line), scope: quotaScope };
   const shared = runtimePlatform.sharedState;
+  // The app answers once every enabled feature's code is loaded and its routes registered (`assemble`).
+  const respond = (request: Request, env?: unknown, executionContext?: unknown) =>
+    assembled ? app.fetch(request, env, executionContext as never) : assembling.then(() => app.fetch(request, env, executionContext as never));
   // With other instances writing the same pods, compare-and-swap and the counts hold across them too.
   const counted = shared
     ? withSharedQuotas(withSharedPreconditions(runtimePlatform.storage, shared), shared, quotaOptions)
     : withQuotas(runtimePlatform.storage, quotaOptions);
   const quotaPlatform = { ...runtimePlatform, storage: counted.storage };
   // In subdomain mode, documents on other pods' hosts are read from the app itself too.
-  if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => app.fetch(request));
+  if (podHosts) quotaPlatform.fetch = answeringOwnHosts(podHosts, runtimePlatform.fetch, async (request) => respond(request));
   // Documents on the server's own origin (WebID profiles, the IdP's keys) are read from the app itself.
   // The identity provider, when on, ends its own tokens early through this (a password change, a revoked app).
   const issuedTokens = new IssuedTokens();
-  const security = createSecurity(config, quotaPlatform, async (request) => app.fetch(request), issuedTokens);
+  const security = createSecurity(config, quotaPlatform, async (request) => respond(request), issuedTokens);
+  for (const feature of enabledFeatures) feature.refuse?.(config, runtimePlatform);
   const { platform, access } = security;
   const log = (line: string) => platform.log(line);
   const now = platform.now ?? Date.now;
@@ -163,15 +165,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     authorizedApps: new AuthorizedApps(),
     sockets,
   };
-  const features: FeatureParts[] = enabledFeatures.map((feature) => feature.create(context));
   const { webIdTls } = security;
-  composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((parts) => parts.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
-  const afterWrites = features.flatMap((parts) => (parts.afterWrite ? [parts.afterWrite] : []));
+  let features: FeatureParts[] = [];
+  let afterWrites: ((changes: readonly Change[], madeHere: boolean) => void)[] = [];
+  let changeFanOut: ReturnType<typeof fanOut<readonly Change[]>> | null = null;
   const publishHere = (changes: readonly Change[], madeHere: boolean) => {
     for (const afterWrite of afterWrites) afterWrite(changes, madeHere);
   };
-  // With other instances, subscribers connected to them hear of this one's writes too.
-  const changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut<readonly Change[]>(platform.sharedState, 'changes', (changes) => publishHere(changes, false), log) : null;
   const published = (changes: readonly Change[]) => {
     publishHere(changes, true);
     changeFanOut?.send(changes);
@@ -180,86 +180,21 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // on the request where this instance cannot hear the others.
   const podFanOut = platform.sharedState ? fanOut<string>(platform.sharedState, 'pods', (podRoot) => rememberPodRoot(platform.storage, podRoot), log) : null;
   const podsLookedUp = platform.sharedState?.hearsOthers === false;
-
-  if (!config.quiet) {
-    app.use('*', async (c, next) => {
-      const started = now();
-      await next();
-      log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${now() - started}ms`);
-    });
-  }
-  app.use('*', async (c, next) => {
-    await next();
-    applyCors(c.req.raw, c.res.headers);
-  });
-  // Stored content never runs with the origin of the server's own pages (docs/security.md).
-  app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
-  app.onError((error) => errorToResponse(error, log));
-  if (webIdTls) {
-    // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.
-    app.use('*', async (c, next) => {
-      webIdTls.remember(c.req.raw, c.env);
-      await next();
-    });
-  }
   const allowedHosts = parseAllowedHosts(config.allowedHosts);
-  // In subdomain mode the pod host gate below answers for every host instead.
-  if (allowedHosts && !podHosts) {
-    app.use('*', async (c, next) => {
-      checkHost(new URL(c.req.url), allowedHosts);
-      await next();
-    });
-  }
-  if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
-  app.use('*', async (c, next) => {
-    await init();
-    if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
-    await next();
-  });
   const gate = podHosts && podHostGate(podHosts, platform.storage, allowedHosts);
-  if (gate) {
-    app.use('*', async (c, next) => {
-      const redirect = gate(c.req.raw);
-      if (redirect) return redirect;
-      await next();
-    });
-  }
-
-  const podHooks = combinePodCreationHooks([
-    ...(podHosts ? [podLabelCheck] : []),
-    {
-      created: async (podRoot) => {
-        await initPodQuota(platform.storage, podRoot, config.defaultQuota, quotaScope.outsideOf(podRoot));
-        podFanOut?.send(podRoot);
-        // A new pod is a new member of the root container: features hear of it as of any other write.
-        published([{ path: podRoot, kind: 'create' }]);
-      },
-    },
-    ...(ownerKey ? [ownerKey] : []),
-    ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
-  ]);
   const urlOf = (localIri: string, seenFrom: URL) => publicUrlOf(config, localIri, seenFrom);
   const podDeps = { ...security, storage: platform.storage, tokenTtlSeconds: config.tokenTtl, urlOf, now, log };
   const rootPodQuota = { limit: config.defaultQuota, outside: quotaScope.outsideOf('/') };
-  podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
-  app.post('/.pods', async (c, next) => {
-    // On a pod's host, /.pods is a path in that pod: pods are created on the base domain.
-    if (podHosts?.roleOf(new URL(c.req.url).hostname).kind === 'pod') return next();
-    return createPodRequest(c.req.raw);
-  });
   const ownerSecret = ownerSecretOf(config);
-  if (ownerSecret) {
-    const ownerToken = ownerTokenHandler({ ...podDeps, secret: ownerSecret, pod: () => init().then(() => singleUserPod!) });
-    app.post(OWNER_TOKEN_PATH, (c) => ownerToken(c.req.raw));
-  }
-  const webfingerLinks = features.flatMap((parts) => (parts.webfinger ? [parts.webfinger] : []));
-  const webfinger = webfingerHandler({ storage: platform.storage, config, links: webfingerLinks });
-  app.get('/.well-known/webfinger', (c) => webfinger(c.req.raw));
+  let podHooks: PodCreationHooks = {};
+  let upgrades: ((request: Request) => Promise<UpgradeAnswer | null>)[] = [];
+  let dueWork: (() => Promise<number | null>)[] = [];
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;
   const init = () =>
     (started ??= (async () => {
+      await assembling;
       // After an unclean stop, writes may have landed without their count: recount before anything writes.
       if (runtimePlatform.storage.uncleanStop) await reconcileAllPods(runtimePlatform.storage, quotaScope, log);
       await security.init();
@@ -278,29 +213,118 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       await singleUserPod;
     });
 
-  app.on(['GET', 'HEAD'], FAVICON_PATH, favicon(platform.storage, (url) => storagePathFromUrlPath(localPathOf(config, url))));
-  for (const parts of features) parts.routes?.(app);
+  /** Wires the enabled features' parts and registers every route, in order. */
+  function assemble(parts: FeatureParts[]): void {
+    features = parts;
+    composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((part) => part.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
+    afterWrites = features.flatMap((part) => (part.afterWrite ? [part.afterWrite] : []));
+    // With other instances, subscribers connected to them hear of this one's writes too.
+    changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut<readonly Change[]>(platform.sharedState, 'changes', (changes) => publishHere(changes, false), log) : null;
+    upgrades = features.flatMap((part) => (part.upgrade ? [part.upgrade] : []));
+    dueWork = features.flatMap((part) => (part.runDue ? [part.runDue] : []));
+    if (upgrades.length > 0 && platform.scheduleDue) dueWork.push(async () => socketGuard.sweep());
+    if (!config.quiet) {
+      app.use('*', async (c, next) => {
+        const started = now();
+        await next();
+        log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${now() - started}ms`);
+      });
+    }
+    app.use('*', async (c, next) => {
+      await next();
+      applyCors(c.req.raw, c.res.headers);
+    });
+    // Stored content never runs with the origin of the server's own pages (docs/security.md).
+    app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
+    app.onError((error) => errorToResponse(error, log));
+    if (webIdTls) {
+      // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.
+      app.use('*', async (c, next) => {
+        webIdTls.remember(c.req.raw, c.env);
+        await next();
+      });
+    }
+    // In subdomain mode the pod host gate below answers for every host instead.
+    if (allowedHosts && !podHosts) {
+      app.use('*', async (c, next) => {
+        checkHost(new URL(c.req.url), allowedHosts);
+        await next();
+      });
+    }
+    if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
+    app.use('*', async (c, next) => {
+      await init();
+      if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
+      await next();
+    });
+    if (gate) {
+      app.use('*', async (c, next) => {
+        const redirect = gate(c.req.raw);
+        if (redirect) return redirect;
+        await next();
+      });
+    }
 
-  app.all('*', async (c) => {
-    const request = c.req.raw;
-    const url = new URL(request.url);
-    const ctx: LdpContext = {
-      request,
-      url,
-      path: storagePathFromUrlPath(localPathOf(config, url)),
-      caller: await authenticate(request),
-      config,
-      platform,
-      access,
-      changes: [],
-    };
-    const response = await handleLdp(ctx, handlePatch);
-    if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
-    return response;
+    podHooks = combinePodCreationHooks([
+      ...(podHosts ? [podLabelCheck] : []),
+      {
+        created: async (podRoot) => {
+          await initPodQuota(platform.storage, podRoot, config.defaultQuota, quotaScope.outsideOf(podRoot));
+          podFanOut?.send(podRoot);
+          // A new pod is a new member of the root container: features hear of it as of any other write.
+          published([{ path: podRoot, kind: 'create' }]);
+        },
+      },
+      ...(ownerKey ? [ownerKey] : []),
+      ...features.flatMap((parts) => (parts.podCreation ? [parts.podCreation] : [])),
+    ]);
+    podCreation = podCreationHandler({ ...podDeps, readOnly: config.readOnly, hooks: podHooks });
+    app.post('/.pods', async (c, next) => {
+      // On a pod's host, /.pods is a path in that pod: pods are created on the base domain.
+      if (podHosts?.roleOf(new URL(c.req.url).hostname).kind === 'pod') return next();
+      return createPodRequest(c.req.raw);
+    });
+    if (ownerSecret) {
+      const ownerToken = ownerTokenHandler({ ...podDeps, secret: ownerSecret, pod: () => init().then(() => singleUserPod!) });
+      app.post(OWNER_TOKEN_PATH, (c) => ownerToken(c.req.raw));
+    }
+    const webfingerLinks = features.flatMap((parts) => (parts.webfinger ? [parts.webfinger] : []));
+    const webfinger = webfingerHandler({ storage: platform.storage, config, links: webfingerLinks });
+    app.get('/.well-known/webfinger', (c) => webfinger(c.req.raw));
+
+    app.on(['GET', 'HEAD'], FAVICON_PATH, favicon(platform.storage, (url) => storagePathFromUrlPath(localPathOf(config, url))));
+    for (const part of features) part.routes?.(app);
+
+    app.all('*', async (c) => {
+      const request = c.req.raw;
+      const url = new URL(request.url);
+      const ctx: LdpContext = {
+        request,
+        url,
+        path: storagePathFromUrlPath(localPathOf(config, url)),
+        caller: await authenticate(request),
+        config,
+        platform,
+        access,
+        changes: [],
+      };
+      const response = await handleLdp(ctx, handlePatch);
+      if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
+      return response;
+    });
+  }
+
+  let assembled = false;
+  // Each enabled feature's code is imported now; the first request (or init) waits for it.
+  const assembling = Promise.all(enabledFeatures.map((feature) => feature.load())).then((codes) => {
+    assemble(codes.map((code) => code.create(context)));
+    assembled = true;
   });
+  // Reported by init and by every request; not an unhandled rejection meanwhile.
+  assembling.catch(() => undefined);
 
-  const upgrades = features.flatMap((parts) => (parts.upgrade ? [parts.upgrade] : []));
-  if (upgrades.length > 0 && socketLimits.notice) log(socketLimits.notice);
+  const takesWebSockets = enabledFeatures.some((feature) => feature.webSockets?.(config));
+  if (takesWebSockets && socketLimits.notice) log(socketLimits.notice);
   const upgradeWebSocket = async (request: Request, env?: unknown): Promise<UpgradeAnswer | null> => {
     try {
       if (gate) {
@@ -313,6 +337,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     }
     const tooLong = refuseLongUpgradeUrl(request);
     if (tooLong) return { refuse: tooLong };
+    await assembling;
     // Counted before any feature authenticates or looks anything up, so a flood of upgrades costs little.
     const admission = sockets.admit(request, env);
     if ('refuse' in admission) return admission;
@@ -333,21 +358,21 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return null;
   };
 
-  const dueWork = features.flatMap((parts) => (parts.runDue ? [parts.runDue] : []));
-  if (upgrades.length > 0 && platform.scheduleDue) dueWork.push(async () => socketGuard.sweep());
   const served: App = {
-    fetch: (request, env, executionContext) => app.fetch(request, env, executionContext as never),
+    fetch: respond,
     init,
     closeStreams: () => {
       for (const parts of features) parts.closeStreams?.();
     },
     close: async () => {
+      await assembling.catch(() => undefined);
       for (const parts of features) await parts.close?.();
       await quotaPlatform.storage.close?.();
     },
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
-    ...(upgrades.length > 0 && { upgradeWebSocket }),
-    ...(dueWork.length > 0 && { runDue: () => init().then(() => runDue(dueWork)) }),
+    ...(takesWebSockets && { upgradeWebSocket }),
+    // Whether a feature queues work is known once its code is loaded: where the runtime works queues, it may ask.
+    ...(platform.scheduleDue && { runDue: () => init().then(() => runDue(dueWork)) }),
   };
   return servedAtBaseUrl(config, served, log);
 }

@@ -4,8 +4,7 @@
  * the core's, with the actor's `self` link added here.
  */
 import type { Context, Next } from 'hono';
-import { ConfigError } from '../config/resolve.ts';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
 import { MemoryCounterStore } from '../limits/counter-store.ts';
 import { SharedCounterStore } from '../limits/shared-counter-store.ts';
@@ -14,7 +13,6 @@ import { postToOutbox } from './client-to-server.ts';
 import type { ActivityPub } from './federation.ts';
 import { inboxRateLimits, withLimitedBody } from './inbox-limits.ts';
 import { wantsActivityStreams } from './negotiation.ts';
-import { FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER } from './paths.ts';
 
 const ACTOR = '/profile/card';
 
@@ -34,19 +32,11 @@ function withActivityAccept(request: Request): Request {
   return new Request(request, { headers });
 }
 
-export const activitypubFeature: Feature = {
-  name: 'activitypub',
-  enabled: (config) => config.activitypub,
-  // The actor's followers (one record per remote Follow), following and posts are the pod owner's: they
-  // count against the pod at /, as the inbox in it does.
-  chargedToSinglePod: () => [FOLLOWERS_CONTAINER, FOLLOWING_CONTAINER, OUTBOX_CONTAINER],
+export const activitypubCode: FeatureCode = {
   create({ config, platform, authenticate, now, log, publish, social, quotas }) {
-    if (!config.singleUser || config.singleUserName !== '') {
-      throw new ConfigError('--activitypub makes the WebID /profile/card#me a fediverse actor: it needs the pod at / (--single-user --single-user-name "").');
-    }
-    const outboundFetch = platform.fetch;
-    const loadFederation = platform.activityPub;
-    if (!outboundFetch || !loadFederation) throw new ConfigError(`--activitypub is not available on the ${platform.runtime} runtime (it needs outbound requests and fedify).`);
+    // A configuration or platform without them was refused at start (descriptor.ts).
+    const outboundFetch = platform.fetch!;
+    const loadFederation = platform.activityPub!;
     let activityPub: ActivityPub | undefined;
     const stopDelivery = new AbortController();
     let delivering: Promise<void> | undefined;

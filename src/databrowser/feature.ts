@@ -6,8 +6,7 @@
  * small bar of navigation, the current URL and login/logout goes around it.
  */
 import type { Context } from 'hono';
-import { ConfigError } from '../config/resolve.ts';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { pageHeaders } from '../http/html.ts';
 import { isWindowNavigation, prefersHtml } from '../http/navigation.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -18,7 +17,8 @@ import { mediaTypeForName } from '../storage/media-types.ts';
 import { storagePathFromUrlPath } from '../storage/paths.ts';
 import { ASSET_PREFIX, CALLBACK_PATH, CLIENT_ID_PATH, clientDocument } from './client.ts';
 import { CALLBACK_SCRIPT, SHELL_SCRIPT, SHELL_STYLE, START_SCRIPT } from './scripts.ts';
-import { callbackPage, databrowserModeOf, wrapperPage, wrapperPolicy } from './wrapper.ts';
+import { databrowserModeOf } from './mode.ts';
+import { callbackPage, wrapperPage, wrapperPolicy } from './wrapper.ts';
 
 /** A file name of mashlib's `dist/` (no folders, no dot-files). */
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
@@ -38,18 +38,12 @@ const NSS_PASSWORD_PAGE = '/account/password/change';
 
 const noSuchAsset = () => new HttpProblem(404, 'There is no such data browser file.', { type: 'not-found' });
 
-export const databrowserFeature: Feature = {
-  name: 'databrowser',
-  enabled: (config) => config.databrowser || config.databrowserCdn || Boolean(config.databrowserModule) || config.uiShell,
+export const databrowserCode: FeatureCode = {
   create(context) {
     const { config, platform } = context;
     const mode = databrowserModeOf(config);
+    // Local files without a reader were refused at start (descriptor.ts).
     const readAsset = platform.databrowserAsset;
-    if (mode.kind === 'local' && !readAsset) {
-      throw new ConfigError(
-        `--databrowser serves the data browser's files from the server, which the ${platform.runtime} runtime cannot read: use --databrowser-cdn (or --databrowser-module <url>) there.`,
-      );
-    }
     const policy = wrapperPolicy(mode);
     // The data browser logs in at the IdP, which is on the base domain in subdomain mode, not the page's host.
     const issuerOf = (request: Request) => (config.idp ? issuerFor(config, request) : undefined);

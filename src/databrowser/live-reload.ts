@@ -3,7 +3,7 @@
  * and reloads when that path (or, for a container, a member of it) changes: writes over HTTP arrive through
  * `afterWrite`, changes made on disk (git, an editor) through the runtime's storage watcher, when it has one.
  */
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { errorToResponse } from '../http/errors.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isServerPrivatePath } from '../ldp/auxiliary.ts';
@@ -50,9 +50,7 @@ function shownPath(url: URL, hosts: PodHosts | null): string {
   return path;
 }
 
-export const liveReloadFeature: Feature = {
-  name: 'live-reload',
-  enabled: (config) => config.liveReload,
+export const liveReloadCode: FeatureCode = {
   create(context) {
     const hub = new NotificationHub({ stateOf: async () => undefined, now: context.now, onError: () => {} });
     const publish = (changes: readonly Change[]) => hub.publish(changes);

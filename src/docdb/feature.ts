@@ -4,8 +4,7 @@
  * database that cannot be reached makes these routes answer 503 while every other route keeps working.
  */
 import type { Context, Hono } from 'hono';
-import { ConfigError } from '../config/resolve.ts';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { DatabaseAvailability } from './availability.ts';
 import { docdbRequestHandler } from './routes.ts';
@@ -15,16 +14,10 @@ import { docdbTargetOf } from './target.ts';
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
 export const RETRY_AFTER_SECONDS = 5;
 
-export const docdbFeature: Feature = {
-  name: 'docdb',
-  enabled: (config) => config.docdb,
+export const docdbCode: FeatureCode = {
   create(context) {
-    const store = context.platform.documentStore;
-    if (!store) {
-      throw new ConfigError(
-        `--docdb needs a document database driver, which the ${context.platform.runtime} runtime does not load (the MongoDB driver speaks to the database over TCP): run the server on Node, Deno or Bun, which connect to MongoDB.`,
-      );
-    }
+    // A platform without it was refused at start (descriptor.ts).
+    const store = context.platform.documentStore!;
     const availability = new DatabaseAvailability(store, context.log, context.now);
     const serve = docdbRequestHandler(context, store, availability);
     return {

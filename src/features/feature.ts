@@ -1,7 +1,7 @@
 /**
  * The one shape every optional feature has. `src/app.ts` keeps a list of features; for each one whose
- * `enabled(config)` holds it calls `create` once and wires what the parts return into the shared
- * mechanisms. A feature that is off registers nothing, so it costs nothing per request.
+ * `enabled(config)` holds it loads its code, calls `create` once and wires what the parts return into the
+ * shared mechanisms. A feature that is off is not even imported, and registers nothing.
  */
 import type { Hono } from 'hono';
 import type { CredentialVerifier, Authenticator } from '../auth/authenticate.ts';
@@ -79,6 +79,11 @@ export interface FeatureParts {
   close?(): Promise<void>;
 }
 
+/**
+ * What `src/app.ts` lists of each optional feature, loaded at every start: whether the configuration turns it
+ * on and what it refuses. Its code (`load`) is imported only when it is on, so a feature that is off costs
+ * nothing at start either.
+ */
 export interface Feature {
   /** Short name for messages (`notifications`, `idp`). */
   readonly name: string;
@@ -88,5 +93,15 @@ export interface Feature {
    * archive): they count against that pod's quota. Asked before any feature is created.
    */
   chargedToSinglePod?(config: Config): readonly string[];
+  /** Throws a ConfigError for a configuration or runtime it cannot serve; called at once for an enabled feature. */
+  refuse?(config: Config, platform: Platform): void;
+  /** Whether its parts will answer WebSocket upgrades (have `upgrade`) in this configuration. */
+  webSockets?(config: Config): boolean;
+  /** Imports its code. */
+  load(): Promise<FeatureCode>;
+}
+
+/** The code of a feature, loaded when it is on. */
+export interface FeatureCode {
   create(context: FeatureContext): FeatureParts;
 }

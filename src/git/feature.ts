@@ -4,8 +4,7 @@
  * where (a container of a pod, never `.git/` itself); the runtime's git backend runs `git http-backend`.
  */
 import type { Context } from 'hono';
-import { ConfigError } from '../config/resolve.ts';
-import type { Feature, FeatureContext } from '../features/feature.ts';
+import type { FeatureCode, FeatureContext } from '../features/feature.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
@@ -28,16 +27,10 @@ function forGitClient(request: Request, problem: HttpProblem): Response {
   return new Response(problem.message + '\n', { status: problem.status, headers });
 }
 
-export const gitFeature: Feature = {
-  name: 'git',
-  enabled: (config) => config.git,
+export const gitCode: FeatureCode = {
   create(context) {
-    const git = context.platform.git;
-    if (!git) {
-      throw new ConfigError(
-        `--git needs git's http-backend run on the files of the pods, which the ${context.platform.runtime} runtime with --storage ${context.platform.storage.name} does not offer: git needs real files, so use --storage fs on Node, Deno or Bun.`,
-      );
-    }
+    // A platform without it was refused at start (descriptor.ts).
+    const git = context.platform.git!;
     const serve = gitRequestHandler(context, git);
     const hosts = podHostsOf(context.config);
     return {

@@ -4,7 +4,7 @@
  * `POST /idp/credentials`. Its records live under /.server/idp/ in the resource storage, on every runtime.
  */
 import type { Hono } from 'hono';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { readJsonBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { podHostsOf } from '../pods/subdomains.ts';
@@ -107,9 +107,7 @@ function routes(idp: IdpContext): (app: Hono) => void {
   };
 }
 
-export const idpFeature: Feature = {
-  name: 'idp',
-  enabled: (config) => config.idp,
+export const idpCode: FeatureCode = {
   create(context) {
     const { config, platform, now } = context;
     checkIssuerOption(config);

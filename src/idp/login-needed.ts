@@ -3,8 +3,7 @@
  * bookmarked it, followed a link) gets a page in words instead of problem+json: what happened, and the way to
  * the login. The status stays 401 or 403, with its challenge. Apps and curl keep the problem+json answer.
  */
-import { databrowserFeature } from '../databrowser/feature.ts';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { escapeHtml, htmlPage } from '../http/html.ts';
 import { isWindowNavigation } from '../http/navigation.ts';
 import { endpointOf, issuerFor } from './issuer.ts';
@@ -29,9 +28,7 @@ ${facts}
 <p class="note">Logging in here opens your account page: the browser window itself still sends no login. A server started with its data browser (<code>--databrowser</code>) shows private resources after the login, on this very address.</p>`;
 }
 
-export const loginNeededFeature: Feature = {
-  name: 'login-needed',
-  enabled: (config) => config.idp && !databrowserFeature.enabled(config),
+export const loginNeededCode: FeatureCode = {
   create({ config }) {
     return {
       routes(app) {

@@ -4,21 +4,17 @@
  * (its WebSocket through the features' shared upgrade path). App tokens come from src/oauth/. See
  * docs/mastodon-api.md.
  */
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { AccountStore } from '../idp/accounts.ts';
 import { AppStore } from '../oauth/apps.ts';
 import { TokenStore } from '../oauth/tokens.ts';
 import { AccountState } from './account-state.ts';
-import { MEDIA_RECORDS, MediaStore } from './media.ts';
+import { MediaStore } from './media.ts';
 import { RemoteAccounts } from './remote-accounts.ts';
 import { mastodonRoutes, podAccount, rootPodName } from './router.ts';
 import { StreamingApi } from './streaming.ts';
 
-export const mastodonFeature: Feature = {
-  name: 'mastodon',
-  enabled: (config) => config.idp,
-  // One record per upload (alt text, status), beside the image the pod holds: the pod's too.
-  chargedToSinglePod: (config) => (config.activitypub ? [MEDIA_RECORDS] : []),
+export const mastodonCode: FeatureCode = {
   create(context) {
     const { platform, now, config } = context;
     const accounts = new AccountStore(platform.storage, now);

@@ -13,10 +13,9 @@ import type { Change } from '../ldp/context.ts';
 import { essenceOf } from '../storage/media-types.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { validation } from './account-state.ts';
+import { MEDIA_RECORDS } from './descriptor.ts';
 import { attachmentEntity, MEDIA_PATH } from './status-entity.ts';
 
-/** The uploads' records; on the single-user server --activitypub needs, they count against its pod like the files. */
-export const MEDIA_RECORDS = '/.server/mastodon/media/';
 /** Mastodon's own limit for images. */
 export const MAX_IMAGE_BYTES = 16 * 1024 * 1024;
 const MAX_DESCRIPTION = 1500;

@@ -2,9 +2,7 @@
  * `--nostr`: a Nostr relay at `--nostr-path`, over the runtime's WebSocket upgrade (the same path the
  * notifications take), with its NIP-11 information document on the same URL over plain HTTP.
  */
-import { ConfigError } from '../config/resolve.ts';
-import type { Feature } from '../features/feature.ts';
-import { isServerPrivatePath } from '../ldp/auxiliary.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { ARCHIVE_CONTAINER, storageArchive } from './archive.ts';
 import { relayInformation, relayInformationResponse } from './info.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './limits.ts';
@@ -14,15 +12,6 @@ import { fanOut } from '../cluster/fan-out.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { PodQuotas } from '../quota/pod-quotas.ts';
 import type { ConnectionState } from './connection.ts';
-
-/** Plain segments only: the path is matched exactly, for WebSocket upgrades and for the NIP-11 document. */
-const RELAY_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
-
-function checkRelayPath(path: string): void {
-  if (!RELAY_PATH.test(path) || isServerPrivatePath(path) || path.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw new ConfigError(`Invalid value ${JSON.stringify(path)} for --nostr-path: expected a path such as /relay (segments of letters, digits, ".", "_", "~", "-"; no trailing slash; not under /.server).`);
-  }
-}
 
 /** The quota check of the archive: the pod it counts against must have room for an event's record. */
 function archiveRoom(quotas: PodQuotas): ((bytes: number) => Promise<void>) | undefined {
@@ -38,14 +27,9 @@ function archiveRoom(quotas: PodQuotas): ((bytes: number) => Promise<void>) | un
   };
 }
 
-export const nostrFeature: Feature = {
-  name: 'nostr',
-  enabled: (config) => config.nostr,
-  // The owner's relay on a single-user server: the events it keeps count against the pod.
-  chargedToSinglePod: (config) => (config.nostrPersist ? [ARCHIVE_CONTAINER] : []),
+export const nostrCode: FeatureCode = {
   create({ config, platform, quotas, now, log }) {
     const path = config.nostrPath;
-    checkRelayPath(path);
     const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, eventsPerSecond: config.rateLimit ? config.rateLimitNostr : 0 };
     // With other instances, each keeps every event accepted by any, and its listeners hear them all.
     const peers = platform.sharedState ? fanOut<NostrEvent>(platform.sharedState, 'nostr', (event) => void relay.publish(event, true), log) : null;

@@ -3,7 +3,7 @@
  * answer to WebSocket upgrade requests that the runtime forwards. Built only with `--notifications`.
  */
 import type { Hono } from 'hono';
-import type { Feature, FeatureContext } from '../features/feature.ts';
+import type { FeatureCode, FeatureContext } from '../features/feature.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { formatEtag } from '../http/conditional.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
@@ -221,9 +221,7 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
 }
 
 /** `--notifications`: solid-0.1 and WebSocketChannel2023 over the runtime's WebSocket upgrade. */
-export const notificationsFeature: Feature = {
-  name: 'notifications',
-  enabled: (config) => config.notifications,
+export const notificationsCode: FeatureCode = {
   create(context) {
     const notifications = createNotifications({
       storage: context.platform.storage,

@@ -5,7 +5,7 @@
  * src/mastodon/) or, as remoteStorage apps do, are named by their origin. See docs/mastodon-api.md.
  */
 import type { Hono } from 'hono';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import { AccountStore } from '../idp/accounts.ts';
 import { Sessions } from '../idp/session.ts';
 import { AppStore } from './apps.ts';
@@ -32,9 +32,7 @@ function routes(oauth: OAuthContext): (app: Hono) => void {
   };
 }
 
-export const oauthFeature: Feature = {
-  name: 'oauth',
-  enabled: (config) => config.idp,
+export const oauthCode: FeatureCode = {
   create(context) {
     const { platform, now } = context;
     const accounts = new AccountStore(platform.storage, now);

@@ -4,7 +4,7 @@
  * notifications as LDP; the WebFinger descriptor of each user links to it. See docs/remotestorage.md.
  */
 import type { Context, Hono } from 'hono';
-import type { Feature } from '../features/feature.ts';
+import type { FeatureCode } from '../features/feature.ts';
 import type { JrdLink, WebfingerAccount } from '../webfinger/webfinger.ts';
 import { remoteStorageHandler } from './handler.ts';
 import { remoteStorageTargetOf, STORAGE_PREFIX } from './target.ts';
@@ -33,9 +33,7 @@ export function remoteStorageLink(account: WebfingerAccount, withOAuth: boolean)
   };
 }
 
-export const remoteStorageFeature: Feature = {
-  name: 'remotestorage',
-  enabled: () => true,
+export const remoteStorageCode: FeatureCode = {
   create(context) {
     const { config, platform, access } = context;
     const serve = remoteStorageHandler({ config, storage: platform.storage, access, publish: context.publish });

@@ -1,42 +1,79 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
-import { startSvc, type RunningSvc } from '../support/server.ts';
 
+const ROOT = join(import.meta.dirname, '..', '..');
 const TRACE = join(import.meta.dirname, '..', 'support', 'import-trace.mjs');
-/**
- * Packages only an option or a kind of request needs: a start with the defaults answering its first request
- * loads none. (The modules of features that are off are still bundled with the core, see docs/benchmarks.md.)
- */
-const NOT_AT_START = ['rdfa-streaming-parser', '@peculiar/asn1-x509', '@peculiar/asn1-schema', '@peculiar/asn1-rsa', 'jsonld', 'jose', 'sparqljs', 'ioredis', 'mongodb', 'aws4fetch', '@fedify/fedify', 'nostr-tools/pure'];
+/** Packages only an option or a kind of request needs: a start with the defaults answering its first request loads none. */
+const NOT_AT_START = ['rdfa-streaming-parser', '@peculiar/asn1-x509', '@peculiar/asn1-schema', '@peculiar/asn1-rsa', 'jsonld', 'jose', 'sparqljs', 'ioredis', 'mongodb', 'aws4fetch', '@fedify/fedify', 'nostr-tools/pure', 'xss', '@noble/hashes/sha2.js', '@simplewebauthn/server'];
+/** The optional features' code (their descriptors are loaded at every start; `feature.ts` only when on). */
+const FEATURE_CODE = ['idp', 'oauth', 'mastodon', 'invites', 'notifications', 'nostr', 'activitypub', 'git', 'docdb', 'databrowser'].map((name) => `/src/${name}/feature.ts`);
 
-const imported = (output: string) => new Set([...output.matchAll(/^svc-import (\S+)$/gm)].map((match) => match[1]!));
+interface Started {
+  base: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `svc start` from the sources (the file names are svc's own, not a bundle's), tracing every import. */
+async function startTraced(args: string[] = []): Promise<Started> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-imports-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', TRACE, join(ROOT, 'runtimes', 'node', 'cli.ts'), 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, '-q', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = await eventually(async () => /svc listening on (http:\/\/[^\s/]+)/.exec(output)?.[1], 'svc listening');
+  return {
+    base,
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+const imported = (output: string) => [...output.matchAll(/^svc-import (\S+) (\S+)$/gm)].map((match) => ({ specifier: match[1]!, url: match[2]! }));
+const packages = (output: string) => new Set(imported(output).map((entry) => entry.specifier).filter((specifier) => !/^(\.|\/|file:)/.test(specifier)));
+const featureCode = (output: string) => FEATURE_CODE.filter((file) => imported(output).some((entry) => entry.url.endsWith(file)));
 
 describe('what a start loads', () => {
-  let svc: RunningSvc | undefined;
+  let svc: Started | undefined;
   afterEach(async () => {
     await svc?.stop();
     svc = undefined;
   });
 
   it('loads no module of a feature that is off, nor a parser no request has needed yet', async () => {
-    svc = await startSvc([], { NODE_OPTIONS: `--import ${TRACE}` });
+    svc = await startTraced();
     expect((await fetch(`${svc.base}/`)).status).toBe(200);
-    const loaded = imported(svc.output());
+    const loaded = packages(svc.output());
     expect(loaded.has('hono')).toBe(true);
     expect(loaded.has('n3')).toBe(true);
     expect(NOT_AT_START.filter((name) => loaded.has(name))).toEqual([]);
+    expect(featureCode(svc.output())).toEqual([]);
+  });
+
+  it("loads an enabled feature's code", async () => {
+    svc = await startTraced(['--idp', '--notifications']);
+    expect((await fetch(`${svc.base}/`)).status).toBe(200);
+    expect(featureCode(svc.output())).toEqual(['/src/idp/feature.ts', '/src/oauth/feature.ts', '/src/mastodon/feature.ts', '/src/notifications/feature.ts']);
   });
 
   it('loads the HTML graph reader with the first page read as RDF', async () => {
-    svc = await startSvc([], { NODE_OPTIONS: `--import ${TRACE}` });
+    svc = await startTraced();
     const pod = (await (await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) })).json()) as { token: string };
     const authorization = `Bearer ${pod.token}`;
     const page = '<html><body><p about="#it" property="http://schema.org/name">It</p></body></html>';
     expect((await fetch(`${svc.base}/alice/page.html`, { method: 'PUT', headers: { authorization, 'content-type': 'text/html' }, body: page })).status).toBe(201);
-    expect(imported(svc.output()).has('rdfa-streaming-parser')).toBe(false);
+    expect(packages(svc.output()).has('rdfa-streaming-parser')).toBe(false);
     const graph = await fetch(`${svc.base}/alice/page.html`, { headers: { authorization, accept: 'application/ld+json' } });
     expect(await graph.text()).toContain('http://schema.org/name');
-    await eventually(async () => (imported(svc!.output()).has('rdfa-streaming-parser') ? true : undefined), 'the import of rdfa-streaming-parser');
+    await eventually(async () => (packages(svc!.output()).has('rdfa-streaming-parser') ? true : undefined), 'the import of rdfa-streaming-parser');
   });
 });

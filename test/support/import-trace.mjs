@@ -1,11 +1,12 @@
-// Loaded with `node --import`: prints `svc-import <specifier>` on stderr for every package a process imports,
-// so a test can tell which modules a start loads.
+// Loaded with `node --import`: prints `svc-import <specifier> <url>` on stderr for every module a process
+// imports, so a test can tell which packages and which of svc's own files a start loads.
 import { register } from 'node:module';
 
 register(
   `data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
-  if (!/^(node:|\\.|\\/|file:|data:)/.test(specifier)) process.stderr.write('svc-import ' + specifier + '\\n');
-  return next(specifier, context);
+  const resolved = await next(specifier, context);
+  if (!specifier.startsWith('node:') && !specifier.startsWith('data:')) process.stderr.write('svc-import ' + specifier + ' ' + resolved.url + '\\n');
+  return resolved;
 }`)}`,
 );
