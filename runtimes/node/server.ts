@@ -16,11 +16,9 @@ import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { descriptorLimit } from './descriptor-limit.ts';
 import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { mashlibAssetReader } from './databrowser-assets.ts';
-import { createNodeGitBackend, type NodeGitBackend } from './git-backend.ts';
+import type { NodeGitBackend } from './git-backend.ts';
 import { readOptionFile } from './load-config.ts';
-import { openMongoDocumentStore } from './docdb.ts';
-import { watchStorageFiles } from './storage-watcher.ts';
+import type { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 
@@ -121,12 +119,13 @@ export async function startServer(config: Config, log: (line: string) => void): 
     if (storage instanceof FsDriver && storage.foldsNames) {
       log(`notice: the data directory ${storage.root} ignores case or normalises names (as macOS and Windows disks do): each existing name must be asked for as it is spelled there, and a new name may not differ from an existing one in case or normalisation only (400).`);
     }
-    // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
-    git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
-    // The MongoDB driver is loaded only with --docdb.
-    documentStore = config.docdb ? await openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
+    // Each option's code loads only with it. Git works on real files: only the fs driver has them (without
+    // it, the git feature refuses to start).
+    git = config.git && storage instanceof FsDriver ? await (await import('./git-backend.ts')).createNodeGitBackend(storage.root, log) : undefined;
+    documentStore = config.docdb ? await (await import('./docdb.ts')).openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
     // Live reload hears of changes on disk only where pods are real files.
-    watcher = config.liveReload && storage instanceof FsDriver ? watchStorageFiles(storage, log) : undefined;
+    watcher = config.liveReload && storage instanceof FsDriver ? (await import('./storage-watcher.ts')).watchStorageFiles(storage, log) : undefined;
+    const databrowserAsset = config.databrowser ? (await import('./databrowser-assets.ts')).mashlibAssetReader() : undefined;
     // The Redis client is loaded only with --redis-url.
     sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
     const descriptors = descriptorLimit();
@@ -146,7 +145,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
       signatureVerifier: nodeSignatureVerifier,
       ...(git && { git }),
       ...(documentStore && { documentStore }),
-      ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+      ...(databrowserAsset && { databrowserAsset }),
       ...(watcher && { watchStorage: watcher.watch }),
       ...(sharedState && { sharedState }),
       ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),

@@ -1,11 +1,9 @@
 import type { Config } from '../../../src/config/options.ts';
 import { ConfigError } from '../../../src/config/resolve.ts';
 import type { CommandHelp } from '../help.ts';
-import { DEFAULT_CONFIG_FILE, initCommand } from './init.ts';
-import { copyCommand } from './copy.ts';
-import { inviteCommand } from './invite.ts';
-import { mintPodToken } from '../token.ts';
-import { quotaCommand } from './quota.ts';
+
+/** Where `svc init` writes, unless -c names another file. */
+export const DEFAULT_CONFIG_FILE = 'svc.config.json';
 
 /** Where the data of a server is: its --root or S3 bucket, or the config file naming them. */
 const DATA_KEYS = ['root', 'config', 'storage', 's3Endpoint', 's3Bucket', 's3Region', 's3Prefix', 's3ForcePathStyle', 's3Timeout'] as const;
@@ -44,7 +42,7 @@ export const ADMIN_COMMANDS: CommandHelp[] = [
   },
 ];
 
-/** Runs an administration command; returns its standard output. */
+/** Runs an administration command, loading its code (no start loads any); returns its standard output. */
 export async function runAdminCommand(
   name: string,
   args: readonly string[],
@@ -53,13 +51,13 @@ export async function runAdminCommand(
 ): Promise<string> {
   if (name === 'token') {
     if (!args[0]) throw new ConfigError('name the pod: svc token <pod>.');
-    return mintPodToken(await loadConfig(), args[0]);
+    return (await import('../token.ts')).mintPodToken(await loadConfig(), args[0]);
   }
   if (name === 'init') {
     const file = (flags.config as string | undefined) ?? DEFAULT_CONFIG_FILE;
-    return initCommand(file, { input: process.stdin, write: (text) => process.stdout.write(text) });
+    return (await import('./init.ts')).initCommand(file, { input: process.stdin, write: (text) => process.stdout.write(text) });
   }
-  if (name === 'copy') return copyCommand(await loadConfig(), flags.to, process.env, (line) => process.stderr.write(line + '\n'));
-  if (name === 'invite') return inviteCommand(await loadConfig(), args, { uses: flags.uses, note: flags.note, details: (line) => process.stderr.write(line + '\n') });
-  return quotaCommand(await loadConfig(), args);
+  if (name === 'copy') return (await import('./copy.ts')).copyCommand(await loadConfig(), flags.to, process.env, (line) => process.stderr.write(line + '\n'));
+  if (name === 'invite') return (await import('./invite.ts')).inviteCommand(await loadConfig(), args, { uses: flags.uses, note: flags.note, details: (line) => process.stderr.write(line + '\n') });
+  return (await import('./quota.ts')).quotaCommand(await loadConfig(), args);
 }

@@ -3,8 +3,6 @@ import { createInterface } from 'node:readline';
 import { OPTION_BY_KEY, type OptionSpec } from '../../../src/config/options.ts';
 import { ConfigError, parseOptionValue } from '../../../src/config/resolve.ts';
 
-export const DEFAULT_CONFIG_FILE = 'svc.config.json';
-
 /** The questions `svc init` asks, in order: keys of the option table, so answers parse as options do. */
 const QUESTIONS: readonly { key: string; question: string }[] = [
   { key: 'port', question: 'Port to listen on' },
