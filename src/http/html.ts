@@ -5,10 +5,9 @@
  * any other URL (no fonts, no CDN) and works on every host that serves it (a pod's host in subdomain mode).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { escapeHtml } from './escape-html.ts';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+export { escapeHtml };
 
 /** A CSP source that allows exactly this inline script or style: the pages' are constants, so their hashes are too. */
 export const hashSource = (text: string) => `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(text))))}'`;

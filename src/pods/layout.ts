@@ -2,7 +2,7 @@
  * The documents of a new pod, all with relative IRIs so a pod keeps working under any host name.
  * Paths are relative to the pod root; `owner` is the WebID relative to each document.
  */
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../http/escape-html.ts';
 
 export interface PodFile {
   path: string;
