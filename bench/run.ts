@@ -14,11 +14,12 @@ import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
+import { measureScaling, type ScalingRow } from './scaling.ts';
 import { runScaleOut, scaleOutReport, type ScaleOutRow } from './scale-out.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
 import { startTestS3 } from '../test/support/s3.ts';
 import { CEILING, CSS, diskUsage, JSS, memoryOf, OURS, oursOnS3, startServer, type RunningServer, type ServerSpec } from './servers.ts';
-import { CEILING_WORKLOAD, fillContainer, fillExtensionless, MEMBERS, seedDocdb, seedPod, withWriteConnections, WORKLOADS, type Target } from './workloads.ts';
+import { CEILING_WORKLOAD, fillExtensionless, MEMBERS, seedDocdb, seedPod, withWriteConnections, WORKLOADS, type Target } from './workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -198,36 +199,9 @@ try {
     }
   }
 
-  let scaling: { members: number; cold: number; warm: number }[] = [];
+  let scaling: ScalingRow[] = [];
   const oursRunning = contenders.find((contender) => contender.server.spec === ours)!;
-  if (!values['skip-scaling'] && oursRunning.target) {
-    const owner = oursRunning.target.owner;
-    const small = `${owner.podUri}bench-private/scale-1k/`;
-    const large = `${owner.podUri}bench-private/scale-10k/`;
-    log('scaling: filling a 1,000- and a 10,000-member container');
-    await fillContainer(owner, small, 1000, 16);
-    await fillContainer(owner, large, 10_000, 16);
-    scaling = [];
-    const listOnce = async (url: string) => {
-      const started = performance.now();
-      const response = await fetch(url, { headers: { authorization: owner.authorization } });
-      await response.arrayBuffer();
-      if (!response.ok) throw new Error(`listing ${url} answered ${response.status}`);
-      return performance.now() - started;
-    };
-    for (const [members, url] of [[1000, small], [10_000, large]] as const) {
-      const cold: number[] = [];
-      const warm: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        // A write into the container makes the next listing a fresh directory scan.
-        const write = await fetch(`${url}touched.json`, { method: 'PUT', headers: { authorization: owner.authorization, 'content-type': 'application/ld+json' }, body: '{}' });
-        await write.arrayBuffer();
-        cold.push(await listOnce(url));
-        warm.push(await listOnce(url));
-      }
-      scaling.push({ members, cold: median(cold), warm: median(warm) });
-    }
-  }
+  if (!values['skip-scaling'] && oursRunning.target) scaling = await measureScaling(oursRunning.target.owner, log);
 
   // Every Solid server stores a resource under its data directory at the URL's path (plus what it adds).
   const footprint: { server: string; bytes: number | null }[] = [];
