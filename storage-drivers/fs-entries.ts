@@ -4,10 +4,11 @@
  * these; nothing here remembers anything.
  */
 import { lstatSync, type BigIntStats } from 'node:fs';
-import { lstat, mkdir, opendir, rmdir, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, opendir, readdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ancestorsOf, isReservedName, parentOf } from '../src/storage/paths.ts';
 import { StorageError, type ResourceMeta } from '../src/storage/types.ts';
+import type { BlockingCalls } from './fs-blocking.ts';
 
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -54,32 +55,39 @@ export function matchesKind(path: string, stats: BigIntStats | null): stats is B
   return path.endsWith('/') ? stats.isDirectory() : stats.isFile();
 }
 
-/** The members of the container at `container` (storage path) under `root`, read from the disk. */
-export async function readMembers(root: string, container: string): Promise<ResourceMeta[]> {
-  let dir;
+/** Members stat'ed between two turns of the event loop: other requests go on between slices. */
+const SCAN_SLICE = 256;
+
+/**
+ * The members of the container at `container` (storage path) under `root`, read from the disk: the names in
+ * one call, then each member's stats, blocking calls while `blocking` allows them (an lstat of a cached
+ * inode takes a few microseconds, a round trip through the thread pool twenty), in slices.
+ */
+export async function readMembers(root: string, container: string, blocking: BlockingCalls): Promise<ResourceMeta[]> {
+  let entries;
   try {
-    dir = await opendir(join(root, container));
+    entries = await readdir(join(root, container), { withFileTypes: true });
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
     throw error;
   }
   const members: ResourceMeta[] = [];
-  const batch: Promise<ResourceMeta | null>[] = [];
-  const statChild = async (childPath: string) => {
-    const stats = await statOf(join(root, childPath));
-    return stats && (stats.isFile() || stats.isDirectory()) ? metaFromStats(childPath, stats) : null;
-  };
-  const drain = async () => {
-    for (const meta of await Promise.all(batch.splice(0))) if (meta) members.push(meta);
-  };
-  for await (const entry of dir) {
-    if (isReservedName(entry.name)) continue;
-    if (entry.isDirectory()) batch.push(statChild(`${container}${entry.name}/`));
-    else if (entry.isFile()) batch.push(statChild(container + entry.name));
-    if (batch.length >= 64) await drain();
+  for (let start = 0; start < entries.length; start += SCAN_SLICE) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    const pending: Promise<void>[] = [];
+    for (const entry of entries.slice(start, start + SCAN_SLICE)) {
+      if (isReservedName(entry.name) || !(entry.isFile() || entry.isDirectory())) continue;
+      const path = entry.isDirectory() ? `${container}${entry.name}/` : container + entry.name;
+      const file = join(root, path);
+      const add = (stats: BigIntStats | null) => {
+        if (stats && (stats.isFile() || stats.isDirectory())) members.push(metaFromStats(path, stats));
+      };
+      if (blocking.allowed) add(blocking.run(() => statOfSync(file)));
+      else pending.push(statOf(file).then(add));
+    }
+    await Promise.all(pending);
   }
-  await drain();
   return members;
 }
 

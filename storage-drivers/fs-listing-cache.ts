@@ -2,7 +2,7 @@ import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import { ancestorsOf } from '../src/storage/paths.ts';
 import type { ResourceMeta } from '../src/storage/types.ts';
 
-/** How long a listing may be reused, at most: bounds how stale it gets after files change outside svc. */
+/** How long a listing is reused before a scan looks again: bounds how stale it gets after files change outside svc. */
 const MAX_AGE_MS = 2000;
 const MAX_MEMBERS = 50_000;
 
@@ -20,14 +20,20 @@ interface CachedListing extends DirectoryVersion {
 /**
  * Container listings of the fs driver, reused while the directory is unchanged. Writes through the driver
  * invalidate at once; changes made outside svc are caught by the directory's mtime, or (a file edited in
- * place, which leaves the directory alone) within MAX_AGE_MS. Concurrent reads of one container share one
- * directory scan, unless a write happened since it began.
+ * place, which leaves the directory alone) by a scan once the listing is `maxAgeMs` old, which runs while the
+ * aged listing still answers (so a request never waits for a scan of an unchanged directory). Concurrent reads
+ * of one container share one directory scan, unless a write happened since it began.
  */
 export class ListingCache {
   readonly #listings = new BoundedCache<string, CachedListing>(MAX_MEMBERS, (entry) => entry.members.length + 1);
   readonly #pending = new Map<string, { writes: number; members: Promise<ResourceMeta[]> }>();
   /** Counts writes, so a listing read while one happened is neither cached nor shared. */
   #writes = 0;
+  readonly #maxAgeMs: number;
+
+  constructor(maxAgeMs = MAX_AGE_MS) {
+    this.#maxAgeMs = maxAgeMs;
+  }
 
   /** A write to `path` changes the listings of its ancestors (and its own, for a container). */
   invalidate(path: string): void {
@@ -44,9 +50,16 @@ export class ListingCache {
 
   async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
     const cached = this.#listings.get(container);
-    if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs && performance.now() - cached.loadedAt < MAX_AGE_MS) {
+    if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs) {
+      // Only aged (no entry of the directory changed): answered at once while one scan looks at the members again.
+      if (performance.now() - cached.loadedAt >= this.#maxAgeMs) this.#scan(container, version, scan, cached).catch(() => undefined);
       return cached.members;
     }
+    return this.#scan(container, version, scan, cached);
+  }
+
+  /** One scan of a container at a time (unless a write came since it began); what it finds is cached if no write came meanwhile. */
+  async #scan(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>, cached: CachedListing | undefined): Promise<readonly ResourceMeta[]> {
     const pending = this.#pending.get(container);
     if (pending && pending.writes === this.#writes) return pending.members;
     const writes = this.#writes;

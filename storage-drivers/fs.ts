@@ -374,7 +374,7 @@ export class FsDriver implements StorageDriver {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
     const dirStats = this.blocking.allowed ? this.blocking.run(() => this.statSync(container)) : await this.stat(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, dirStats, () => readMembers(this.root, container));
+    return this.listings.members(container, dirStats, () => readMembers(this.root, container, this.blocking));
   }
 
   async usage(prefix: string): Promise<number> {

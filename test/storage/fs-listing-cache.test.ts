@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ListingCache } from '../../storage-drivers/fs-listing-cache.ts';
+import type { ResourceMeta } from '../../src/storage/types.ts';
+
+const member = (path: string, size: number): ResourceMeta => ({ path, isContainer: false, size, etag: `f-${size}`, modified: 0 });
+const version = (mtimeNs: bigint) => ({ ino: 1n, mtimeNs });
+
+/** A directory scan the test finishes by hand, counting how often it was started. */
+function scans(results: ResourceMeta[][]) {
+  const started: ((members: ResourceMeta[]) => void)[] = [];
+  return {
+    get count() {
+      return started.length;
+    },
+    scan: () => new Promise<ResourceMeta[]>((resolve) => started.push(resolve)),
+    finish: (index: number) => started[index]!(results[index]!),
+  };
+}
+
+describe('the fs listing cache', () => {
+  it('answers an aged listing of an unchanged directory at once, and the next read from the scan that ran meanwhile', async () => {
+    const cache = new ListingCache(0);
+    const disk = scans([[member('/c/a', 1)], [member('/c/a', 5)]]);
+    const first = cache.members('/c/', version(1n), disk.scan);
+    disk.finish(0);
+    expect(await first).toEqual([member('/c/a', 1)]);
+    // Aged (maxAgeMs 0), directory unchanged: no wait for the scan of the member edited in place.
+    expect(await cache.members('/c/', version(1n), disk.scan)).toEqual([member('/c/a', 1)]);
+    expect(disk.count).toBe(2);
+    disk.finish(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.members('/c/', version(1n), () => Promise.reject(new Error('no scan expected')))).toEqual([member('/c/a', 5)]);
+  });
+
+  it('waits for a scan when the directory changed, and starts only one for requests that come together', async () => {
+    const cache = new ListingCache(60_000);
+    const disk = scans([[member('/c/a', 1)], [member('/c/a', 1), member('/c/b', 2)]]);
+    const first = cache.members('/c/', version(1n), disk.scan);
+    disk.finish(0);
+    await first;
+    expect(await cache.members('/c/', version(1n), disk.scan)).toEqual([member('/c/a', 1)]);
+    const changed = [cache.members('/c/', version(2n), disk.scan), cache.members('/c/', version(2n), disk.scan)];
+    expect(disk.count).toBe(2);
+    disk.finish(1);
+    for (const listing of await Promise.all(changed)) expect(listing).toEqual([member('/c/a', 1), member('/c/b', 2)]);
+  });
+});
