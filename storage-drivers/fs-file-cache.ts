@@ -1,10 +1,11 @@
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
+import { stringBytes } from '../src/storage/cache-budget.ts';
 import type { ResourceMeta } from '../src/storage/types.ts';
 import type { SidecarRecord } from './fs-sidecar.ts';
 
-const BODY_CACHE_BYTES = 16 * 1024 * 1024;
-const SIDECARS = 50_000;
-const CACHED_FILE_OVERHEAD = 256;
+/** What a file's entry keeps besides its body: the key, the metadata object and its strings, the map entry. */
+const FILE_ENTRY_BYTES = 320;
+const SIDECAR_ENTRY_BYTES = 96;
 
 /** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
 const DOT_SEGMENT = /\/\./;
@@ -22,13 +23,16 @@ export interface CachedFile {
  * calls `changed` before and after it; a read that overlapped a write (the write count moved) is not kept.
  */
 export class FileCache {
-  readonly #files = new BoundedCache<string, CachedFile>(BODY_CACHE_BYTES, (entry) => (entry.bytes?.byteLength ?? 0) + CACHED_FILE_OVERHEAD);
-  readonly #sidecars = new BoundedCache<string, SidecarRecord | null>(SIDECARS);
+  readonly #files: BoundedCache<string, CachedFile>;
+  readonly #sidecars: BoundedCache<string, { path: string; record: SidecarRecord | null }>;
   readonly #revalidateAfterMs: number;
   #writes = 0;
 
-  constructor(revalidateAfterMs: number) {
+  /** `budgets` in bytes: the bodies with their metadata, and the sidecars. */
+  constructor(revalidateAfterMs: number, budgets: { fileBodies: number; fileTypes: number }) {
     this.#revalidateAfterMs = revalidateAfterMs;
+    this.#files = new BoundedCache(budgets.fileBodies, (entry) => (entry.bytes?.byteLength ?? 0) + 2 * stringBytes(entry.meta.path) + FILE_ENTRY_BYTES);
+    this.#sidecars = new BoundedCache(budgets.fileTypes, ({ path, record }) => stringBytes(path) + SIDECAR_ENTRY_BYTES + (record ? 2 * stringBytes(JSON.stringify(record)) : 0));
   }
 
   /** Taken before a read; `remember*` keeps the result only if no write happened since. */
@@ -56,11 +60,11 @@ export class FileCache {
   }
 
   sidecar(path: string): SidecarRecord | null | undefined {
-    return this.#sidecars.get(path);
+    return this.#sidecars.get(path)?.record;
   }
 
   rememberSidecar(path: string, sidecar: SidecarRecord | null, writesBefore = this.#writes): void {
-    if (this.#writes === writesBefore) this.#sidecars.set(path, sidecar);
+    if (this.#writes === writesBefore) this.#sidecars.set(path, { path, record: sidecar });
   }
 
   /** Forgets every file under a container, after another program changed them. */

@@ -1,10 +1,12 @@
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
+import { stringBytes } from '../src/storage/cache-budget.ts';
 import { ancestorsOf } from '../src/storage/paths.ts';
 import type { ResourceMeta } from '../src/storage/types.ts';
 
 /** How long a listing is reused before a scan looks again: bounds how stale it gets after files change outside svc. */
 const MAX_AGE_MS = 2000;
-const MAX_MEMBERS = 50_000;
+/** What a member's metadata keeps alive besides its path: the object, its ETag string, the array slot. */
+const MEMBER_BYTES = 120;
 
 /** What identifies one state of a directory: a new entry, removal or rename changes its mtime. */
 export interface DirectoryVersion {
@@ -15,6 +17,7 @@ export interface DirectoryVersion {
 interface CachedListing extends DirectoryVersion {
   loadedAt: number;
   members: readonly ResourceMeta[];
+  bytes: number;
 }
 
 /**
@@ -25,13 +28,15 @@ interface CachedListing extends DirectoryVersion {
  * of one container share one directory scan, unless a write happened since it began.
  */
 export class ListingCache {
-  readonly #listings = new BoundedCache<string, CachedListing>(MAX_MEMBERS, (entry) => entry.members.length + 1);
+  readonly #listings: BoundedCache<string, CachedListing>;
   readonly #pending = new Map<string, { writes: number; members: Promise<ResourceMeta[]> }>();
   /** Counts writes, so a listing read while one happened is neither cached nor shared. */
   #writes = 0;
   readonly #maxAgeMs: number;
 
-  constructor(maxAgeMs = MAX_AGE_MS) {
+  /** `maxBytes`: what the cached members may take in all (see MEMBER_BYTES). */
+  constructor(maxBytes: number, maxAgeMs = MAX_AGE_MS) {
+    this.#listings = new BoundedCache(maxBytes, (entry) => entry.bytes);
     this.#maxAgeMs = maxAgeMs;
   }
 
@@ -70,12 +75,18 @@ export class ListingCache {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, members: read });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, members: read, bytes: bytesOf(container, read) });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);
     }
   }
+}
+
+function bytesOf(container: string, members: readonly ResourceMeta[]): number {
+  let bytes = stringBytes(container) + MEMBER_BYTES;
+  for (const member of members) bytes += stringBytes(member.path) + stringBytes(member.etag) + MEMBER_BYTES;
+  return bytes;
 }
 
 /** Whether two scans found the same members in the same order, each at the same version. */

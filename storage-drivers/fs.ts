@@ -14,6 +14,7 @@ import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts'
 import { SidecarFiles } from './fs-sidecar-files.ts';
 import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
 import { writeSmallTempFile, writeTempFile } from './fs-write.ts';
+import { cacheBudgets } from '../src/storage/cache-budget.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
 import {
@@ -30,6 +31,8 @@ import {
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
 const encoder = new TextEncoder();
+/** The default of --cache-size: commands and tests that open a data directory get the server's caches. */
+const DEFAULT_CACHE_BYTES = 24 * 1024 * 1024;
 /** How long a cached body is served without looking at the file again; see FsOptions. */
 const REVALIDATE_AFTER_MS = 1000;
 
@@ -51,6 +54,8 @@ export interface FsOptions {
    * an hour (younger ones may be their writes in flight), and a clean stop leaves the shared marker to them.
    */
   shared?: boolean;
+  /** What the driver's caches (small bodies, types, listings) may hold in all, in bytes: its shares of --cache-size. */
+  cacheBytes?: number;
   /**
    * Small writes and metadata reads use blocking calls while the disk answers them quickly (see
    * fs-blocking.ts); false keeps every call asynchronous.
@@ -78,7 +83,7 @@ export class FsDriver implements StorageDriver {
   // Every write through this driver invalidates what it touched; what changes outside it is caught by the
   // validators (see FileCache and ListingCache).
   private readonly cache: FileCache;
-  private readonly listings = new ListingCache();
+  private readonly listings: ListingCache;
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
   /** Temp names: this driver's random prefix, then a count. */
@@ -94,7 +99,9 @@ export class FsDriver implements StorageDriver {
   private constructor(root: string, options: FsOptions) {
     this.root = root;
     this.sidecars = new SidecarFiles(root, () => this.tempPath());
-    this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS);
+    const budgets = cacheBudgets(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS, budgets);
+    this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
   }
 

@@ -29,7 +29,7 @@ export async function openStorage(config: Config, options: OpenStorageOptions = 
 export async function openDataDirectory(config: Config, recover: boolean): Promise<FsDriver> {
   try {
     // Other instances write the same files: every read checks the file instead of trusting a cached body.
-    return await FsDriver.open(config.root, { recover, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+    return await FsDriver.open(config.root, { recover, cacheBytes: config.cacheSize, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =

@@ -1,4 +1,5 @@
 import type { Config } from '../config/options.ts';
+import { cacheBudgets } from '../storage/cache-budget.ts';
 import { loadPodRoots, PodOwners } from '../pods/registry.ts';
 import { podHostsOf } from '../pods/subdomains.ts';
 import type { Platform } from '../platform.ts';
@@ -42,7 +43,7 @@ export interface Security {
 export function createSecurity(config: Config, base: Platform, local: (request: Request) => Promise<Response>, issuedTokens?: IssuedTokens): Security {
   const now = base.now ?? Date.now;
   // The cache reads through the plain driver; writers get the watched one, which invalidates it.
-  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now, base.sharedState);
+  const cache = config.public ? null : new AclCache(base.storage, (line) => base.log(line), now, base.sharedState, cacheBudgets(config.cacheSize).aclDocuments);
   const platform: Platform = cache ? { ...base, storage: watchAclWrites(base.storage, (aclPath, written) => cache.announceChange(aclPath, written)) } : base;
   const storage = platform.storage;
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.

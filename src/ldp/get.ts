@@ -3,6 +3,7 @@ import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
 import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
+import { cacheBudgets, stringBytes } from '../storage/cache-budget.ts';
 import { parseRange, resolveRange } from '../http/range.ts';
 import { JSON_LD, TURTLE, generatedRdfOutputs, isRdfType, rdfOutputs } from '../rdf/media.ts';
 import { formatSize } from '../config/sizes.ts';
@@ -15,7 +16,7 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingBody, listingToJsonLd, listingToQuads, listingToTurtle, readListing } from './listing.ts';
+import { listingBodiesOf, listingToJsonLd, listingToQuads, listingToTurtle, readListing } from './listing.ts';
 import { resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -25,23 +26,25 @@ function bodyOf(stored: StoredBody): BodyInit {
   return (stored.bytes as Uint8Array<ArrayBuffer> | undefined) ?? stored.body;
 }
 
-/** Converted representations, per storage, keyed by everything they depend on (the ETag among it). */
-const conversions = new WeakMap<object, BoundedCache<string, string>>();
-const CONVERSION_CACHE_CHARS = 8 * 1024 * 1024;
+/**
+ * Converted representations, per storage, one per resource, syntax and origin: the ETag they were made from
+ * is kept with them, so a new version replaces its old conversion. Bounded in bytes (--cache-size).
+ */
+const conversions = new WeakMap<object, BoundedCache<string, { etag: string; text: string; bytes: number }>>();
 
 /** The stored RDF in another syntax; a resource read again unchanged is not converted again. */
 async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: string): Promise<string> {
   let cache = conversions.get(ctx.platform.storage);
-  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(CONVERSION_CACHE_CHARS, (text) => text.length)));
-  const key = `${ctx.path}\n${stored.meta.etag}\n${from}\n${to}\n${ctx.url.origin}`;
+  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(cacheBudgets(ctx.config.cacheSize).conversions, (entry) => entry.bytes)));
+  const key = `${ctx.path}\n${from}\n${to}\n${ctx.url.origin}`;
   const cached = cache.get(key);
-  if (cached !== undefined) {
+  if (cached?.etag === stored.meta.etag) {
     if (!stored.bytes) await stored.body.cancel();
-    return cached;
+    return cached.text;
   }
   const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();
   const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path), rdfLimitsOf(ctx.config.maxRdfSize));
-  cache.set(key, output);
+  cache.set(key, { etag: stored.meta.etag, text: output, bytes: stringBytes(output) + 2 * stringBytes(key) + stringBytes(stored.meta.etag) });
   return output;
 }
 
@@ -159,7 +162,8 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (headOnly) return new Response(null, { status: 200, headers });
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
-    const body = await listingBody(listing, `${path} ${ctx.url.origin} ${type} ${meta.etag}`, () =>
+    const bodies = listingBodiesOf(storage, cacheBudgets(ctx.config.cacheSize).listingBodies);
+    const body = await bodies.body(listing, `${path} ${ctx.url.origin} ${type}`, () =>
       type === JSON_LD
         ? listingToJsonLd(listing, url)
         : type === TURTLE

@@ -21,25 +21,6 @@ function visibleSorted(members: Iterable<ResourceMeta>): ResourceMeta[] {
   return visible.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/**
- * Listing bodies, encoded once and reused while the driver hands out the same members array (an unchanged
- * container). Bounded in bytes: a body counts its encoded size plus the members it keeps alive, so 16 MB
- * holds some forty bodies of 1,000 members (~240 KB of JSON-LD or ~330 KB of Turtle, ~160 KB of members).
- */
-export const LISTING_BODY_CACHE_BYTES = 16 * 1024 * 1024;
-/** What a member's metadata object takes in the heap, roughly (a path string, five fields). */
-const BYTES_PER_MEMBER = 160;
-/** What a body not made yet is charged per member (a Turtle member takes ~330 bytes). */
-const BODY_BYTES_PER_MEMBER_GUESS = 330;
-interface CachedBody {
-  members: readonly ResourceMeta[];
-  body: Promise<Uint8Array<ArrayBuffer>>;
-  bytes?: number;
-}
-const bodies = new BoundedCache<string, CachedBody>(
-  LISTING_BODY_CACHE_BYTES,
-  (entry) => (entry.bytes ?? entry.members.length * BODY_BYTES_PER_MEMBER_GUESS) + entry.members.length * BYTES_PER_MEMBER,
-);
 /** The visible members of a driver's reusable `children` array. */
 const visibleOf = new WeakMap<readonly ResourceMeta[], ResourceMeta[]>();
 const encoder = new TextEncoder();
@@ -60,29 +41,60 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
   return { container, members: visibleSorted(members) };
 }
 
+/** What a member's metadata keeps alive, roughly (its path and ETag strings, the object). */
+const BYTES_PER_MEMBER = 160;
+/** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
+const BODY_BYTES_PER_MEMBER_GUESS = 240;
+
+interface CachedBody {
+  members: readonly ResourceMeta[];
+  containerEtag: string;
+  body: Promise<Uint8Array<ArrayBuffer>>;
+  bytes?: number;
+}
+
 /**
- * A body made from a listing, encoded once and reused while the driver hands out the same members (an
- * unchanged container); requests that arrive while it is being made wait for that one. `key` must name
- * everything else the body depends on (container path, origin, media type, the container's ETag).
+ * Listing bodies, encoded once and reused while the driver hands out the same members array and the
+ * container's ETag is the same (an unchanged container); requests that arrive while one is being made wait
+ * for it. One entry per container, origin and media type: a changed container replaces its body, so no
+ * body of a version nobody can ask for stays. Bounded in bytes: a body counts its encoded size plus the
+ * members it keeps alive (1,000 members: ~160 KB of Turtle or ~240 KB of JSON-LD, ~160 KB of members).
  */
-export function listingBody(listing: Listing, key: string, make: () => string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
-  const cached = bodies.get(key);
-  if (cached && cached.members === listing.members) return cached.body;
-  const body = Promise.resolve(make()).then((text) => encoder.encode(text));
-  const entry: CachedBody = { members: listing.members, body };
-  bodies.set(key, entry);
-  body.then(
-    (bytes) => {
-      // Charged again at its real size, if it is still cached.
-      if (bodies.peek(key) !== entry) return;
-      entry.bytes = bytes.byteLength;
-      bodies.set(key, entry);
-    },
-    () => {
-      if (bodies.peek(key) === entry) bodies.delete(key);
-    },
-  );
-  return body;
+export class ListingBodies {
+  readonly #entries: BoundedCache<string, CachedBody>;
+
+  constructor(maxBytes: number) {
+    this.#entries = new BoundedCache(maxBytes, (entry) => (entry.bytes ?? entry.members.length * BODY_BYTES_PER_MEMBER_GUESS) + entry.members.length * BYTES_PER_MEMBER);
+  }
+
+  /** `key` names everything the body depends on besides the listing itself (container path, origin, media type). */
+  body(listing: Listing, key: string, make: () => string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
+    const cached = this.#entries.get(key);
+    if (cached && cached.members === listing.members && cached.containerEtag === listing.container.etag) return cached.body;
+    const body = Promise.resolve(make()).then((text) => encoder.encode(text));
+    const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body };
+    this.#entries.set(key, entry);
+    body.then(
+      (bytes) => {
+        // Charged again at its real size, if it is still cached.
+        if (this.#entries.peek(key) !== entry) return;
+        entry.bytes = bytes.byteLength;
+        this.#entries.set(key, entry);
+      },
+      () => {
+        if (this.#entries.peek(key) === entry) this.#entries.delete(key);
+      },
+    );
+    return body;
+  }
+}
+
+/** The listing bodies of a storage, made with its first request's bound. */
+const bodiesOf = new WeakMap<object, ListingBodies>();
+export function listingBodiesOf(storage: StorageDriver, maxBytes: number): ListingBodies {
+  let bodies = bodiesOf.get(storage);
+  if (!bodies) bodiesOf.set(storage, (bodies = new ListingBodies(maxBytes)));
+  return bodies;
 }
 
 const CONTEXT = {

@@ -40,6 +40,11 @@ export class BoundedCache<K, V> {
     }
   }
 
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+
   /** Removes every entry whose key passes the test. */
   deleteWhere(test: (key: K) => boolean): void {
     for (const key of [...this.#entries.keys()]) if (test(key)) this.delete(key);

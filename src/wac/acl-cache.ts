@@ -3,6 +3,8 @@ import type { SharedState } from '../cluster/shared-state.ts';
 import { aclPathFor } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
+import { BoundedCache } from '../storage/bounded-cache.ts';
+import { stringBytes } from '../storage/cache-budget.ts';
 import { parseAclDocument, type Authorization } from './acl-document.ts';
 
 /** The ACL document that governs a resource, and whether it was found on the resource or inherited. */
@@ -13,7 +15,11 @@ export interface EffectiveAcl {
   authorizations: readonly Authorization[];
 }
 
-const MAX_ENTRIES = 10_000;
+/** The default bound of the parsed documents, in bytes (the server passes its share of --cache-size). */
+const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+/** What an authorization's object, its arrays and its mode set keep alive besides their strings. */
+const AUTHORIZATION_BYTES = 400;
+const ENTRY_BYTES = 128;
 /**
  * How long a parsed ACL document is trusted without reading it again. Writes through this process invalidate
  * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.
@@ -31,7 +37,7 @@ export class AclCache {
   readonly #storage: StorageDriver;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
-  readonly #documents = new Map<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>();
+  readonly #documents: BoundedCache<string, { authorizations: readonly Authorization[] | null; loadedAt: number; bytes: number }>;
   #generation = 0;
   /** Moved by every ACL write through any instance; what this cache's entries were loaded under. */
   readonly #shared: SharedGeneration | undefined;
@@ -41,7 +47,8 @@ export class AclCache {
    * an ACL written through any instance applies on all at once. While it cannot be read, entries live
    * ACL_MAX_AGE_MS, as with one instance and a change made on disk.
    */
-  constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now, shared?: SharedState) {
+  constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now, shared?: SharedState, maxBytes = DEFAULT_MAX_BYTES) {
+    this.#documents = new BoundedCache(maxBytes, (entry) => entry.bytes);
     this.#storage = storage;
     this.#log = log;
     this.#now = now;
@@ -104,10 +111,7 @@ export class AclCache {
     const generation = this.#generation;
     const loadedAt = this.#now();
     const loaded = await this.#load(aclPath);
-    if (generation === this.#generation) {
-      if (this.#documents.size >= MAX_ENTRIES) this.#documents.clear();
-      this.#documents.set(aclPath, { authorizations: loaded, loadedAt });
-    }
+    if (generation === this.#generation) this.#documents.set(aclPath, { authorizations: loaded, loadedAt, bytes: bytesOf(aclPath, loaded) });
     return loaded;
   }
 
@@ -126,4 +130,16 @@ export class AclCache {
       return [];
     }
   }
+}
+
+/** Roughly what a parsed document keeps alive. */
+function bytesOf(aclPath: string, authorizations: readonly Authorization[] | null): number {
+  let bytes = stringBytes(aclPath) + ENTRY_BYTES;
+  for (const authorization of authorizations ?? []) {
+    bytes += AUTHORIZATION_BYTES;
+    for (const list of [authorization.accessTo, authorization.default, authorization.agents, authorization.agentClasses, authorization.agentGroups, authorization.origins]) {
+      for (const value of list) bytes += stringBytes(value);
+    }
+  }
+  return bytes;
 }

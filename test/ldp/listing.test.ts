@@ -1,6 +1,6 @@
 import { Parser, Writer, type Quad } from 'n3';
 import { describe, expect, it } from 'vitest';
-import { listingBody, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
+import { ListingBodies, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
 import type { ResourceMeta } from '../../src/storage/types.ts';
 
 const BASE = 'https://pod.example/alice/box/';
@@ -44,6 +44,7 @@ describe('container listings written as Turtle', () => {
 
 describe('listing bodies', () => {
   it('are made once for concurrent requests and reused while the members are the same array', async () => {
+    const cache = new ListingBodies(1 << 20);
     const listing: Listing = { container: meta('/once/', 1), members: [meta('/once/a', 1)] };
     let made = 0;
     const make = async () => {
@@ -51,19 +52,33 @@ describe('listing bodies', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return 'body';
     };
-    const bodies = await Promise.all([listingBody(listing, 'k', make), listingBody(listing, 'k', make), listingBody(listing, 'k', make)]);
+    const bodies = await Promise.all([cache.body(listing, 'k', make), cache.body(listing, 'k', make), cache.body(listing, 'k', make)]);
     expect(made).toBe(1);
     expect(new TextDecoder().decode(bodies[0])).toBe('body');
-    await listingBody(listing, 'k', make);
+    await cache.body(listing, 'k', make);
     expect(made).toBe(1);
-    await listingBody({ ...listing, members: [...listing.members] }, 'k', make);
+    await cache.body({ ...listing, members: [...listing.members] }, 'k', make);
     expect(made).toBe(2);
   });
 
+  it('keep one body per key: a new version of the container replaces the old one', async () => {
+    const cache = new ListingBodies(1 << 20);
+    const members = [meta('/v/a', 1)];
+    let made = 0;
+    const make = () => `body ${++made}`;
+    const version = (etag: string) => ({ container: { ...meta('/v/', 1), etag }, members });
+    await cache.body(version('one'), 'k', make);
+    await cache.body(version('two'), 'k', make);
+    expect(new TextDecoder().decode(await cache.body(version('two'), 'k', make))).toBe('body 2');
+    // The first version's body is gone, not kept beside the second.
+    expect(new TextDecoder().decode(await cache.body(version('one'), 'k', make))).toBe('body 3');
+  });
+
   it('are made again after a failure', async () => {
+    const cache = new ListingBodies(1 << 20);
     const listing: Listing = { container: meta('/fails/', 1), members: [] };
-    await expect(listingBody(listing, 'f', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await expect(cache.body(listing, 'f', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(new TextDecoder().decode(await listingBody(listing, 'f', () => 'again'))).toBe('again');
+    expect(new TextDecoder().decode(await cache.body(listing, 'f', () => 'again'))).toBe('again');
   });
 });

@@ -19,7 +19,7 @@ function scans(results: ResourceMeta[][]) {
 
 describe('the fs listing cache', () => {
   it('answers an aged listing of an unchanged directory at once, and the next read from the scan that ran meanwhile', async () => {
-    const cache = new ListingCache(0);
+    const cache = new ListingCache(1 << 20, 0);
     const disk = scans([[member('/c/a', 1)], [member('/c/a', 5)]]);
     const first = cache.members('/c/', version(1n), disk.scan);
     disk.finish(0);
@@ -33,7 +33,7 @@ describe('the fs listing cache', () => {
   });
 
   it('waits for a scan when the directory changed, and starts only one for requests that come together', async () => {
-    const cache = new ListingCache(60_000);
+    const cache = new ListingCache(1 << 20, 60_000);
     const disk = scans([[member('/c/a', 1)], [member('/c/a', 1), member('/c/b', 2)]]);
     const first = cache.members('/c/', version(1n), disk.scan);
     disk.finish(0);
