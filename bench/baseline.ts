@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { OURS, type ServerSpec } from './servers.ts';
+import { OURS, SVC_SCRIPT, type ServerSpec } from './servers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -83,14 +83,16 @@ export async function baselineSpec(ref: string, log: (line: string) => void): Pr
   await prepare(commit, directory, log);
   const cli = join(directory, 'dist', 'cli.js');
   const known = flagsOf(cli);
-  const sample = knownArgs(OURS.command(0, '/tmp').args.slice(1), known);
+  // svc's own words, after its script; the baseline runs with the Node flags of its own time (none).
+  const svcWords = (args: readonly string[]) => args.slice(args.indexOf(SVC_SCRIPT) + 1);
+  const sample = knownArgs(svcWords(OURS.command(0, '/tmp').args), known);
   if (sample.dropped.length) log(`baseline: ${ref} does not know ${sample.dropped.join(' ')}; started without`);
   return {
     ...OURS,
     name: `svc@${ref}`,
     command: (port, dataDir) => {
       const ours = OURS.command(port, dataDir);
-      return { ...ours, args: [cli, ...knownArgs(ours.args.slice(1), known).args] };
+      return { ...ours, args: [cli, ...knownArgs(svcWords(ours.args), known).args] };
     },
   };
 }

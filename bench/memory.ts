@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { positiveCount } from './args.ts';
 import { measure } from './load.ts';
-import { memoryOf, OURS, startServer } from './servers.ts';
+import { memoryOf, OURS, startServer, SVC_SCRIPT } from './servers.ts';
 import { measureScaling } from './scaling.ts';
 import { seedPod, withWriteConnections, WORKLOADS } from './workloads.ts';
 
@@ -43,7 +43,7 @@ const server = await startServer({
   command: (port, dataDir) => {
     const command = OURS.command(port, dataDir);
     // Another build of svc (a baseline's dist/cli.js) in place of this checkout's bin/svc.js.
-    if (values.cli) command.args[0] = values.cli;
+    if (values.cli) command.args[command.args.indexOf(SVC_SCRIPT)] = values.cli;
     return {
       ...command,
       env: { ...command.env, SVC_BENCH_MEMORY_PROBE: probe },

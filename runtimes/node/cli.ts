@@ -6,6 +6,7 @@ import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import { singleUserNotice, type SingleUserPod } from '../../src/pods/single-user.ts';
 import { ADMIN_COMMANDS, runAdminCommand } from './commands/index.ts';
 import { commandHelp, globalHelp, tableOptionsOf, type CommandHelp } from './help.ts';
+import { applyHeapPolicy } from './heap.ts';
 import { listeningLine } from '../shared/listening-line.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
@@ -43,6 +44,7 @@ function whenParentExits(stop: () => void): void {
 }
 
 async function runStart(flags: Record<string, unknown>): Promise<void> {
+  applyHeapPolicy(process.execArgv, process.env.NODE_OPTIONS);
   const log = (line: string) => process.stdout.write(line + '\n');
   for (const warning of unknownEnvironmentWarnings(process.env)) log(warning);
   const config = await loadConfig(flags, process.env);
