@@ -1,4 +1,5 @@
 import type { Caller } from '../wac/access-control.ts';
+import { requestOrigin } from '../http/request-origin.ts';
 
 /** Identifies the caller of a request. */
 export type Authenticator = (request: Request) => Promise<Caller>;
@@ -46,7 +47,7 @@ export function authenticatorFrom(verifiers: readonly CredentialVerifier[], conn
   for (const verifier of verifiers) byScheme.set(verifier.scheme, [...(byScheme.get(verifier.scheme) ?? []), verifier]);
   const accepted = [...byScheme.keys()].map((scheme) => `"${displayName(scheme)} <token>"`).join(' or ');
   return async (request) => {
-    const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin: new URL(request.url).origin };
+    const caller: Caller = { webId: null, origin: request.headers.get('origin'), serverOrigin: requestOrigin(request.url) };
     const header = request.headers.get('authorization')?.trim();
     if (!header) return fromConnection(request, caller);
     const space = header.search(/\s/);

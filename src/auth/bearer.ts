@@ -1,5 +1,6 @@
 import { toBase64Url } from '../http/base64url.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
+import { requestOrigin } from '../http/request-origin.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import type { CredentialVerifier } from './authenticate.ts';
 import { jose } from './jose.ts';
@@ -8,6 +9,13 @@ import { jose } from './jose.ts';
 const ISSUER = 'urn:svc:bearer';
 const ALGORITHM = 'HS256';
 const VERIFIED_TOKENS = 10_000;
+
+/** A token whose signature was checked, with the WebID as last seen from a request's origin (the same for all of its requests but in subdomain mode). */
+interface Verified {
+  webId: string;
+  expiresMs: number;
+  local?: { origin: string; webId: string };
+}
 
 /** The claim naming the owner secret a token was traded for (`POST /.pods/owner-token`). */
 const OWNER_SECRET_CLAIM = 'osh';
@@ -49,10 +57,10 @@ async function reasonOf(error: unknown): Promise<string> {
  * WebIDs on this server, so a pod keeps working under another host name or behind a proxy. In subdomain
  * mode the WebID's host names its pod, so only the scheme and port move.
  */
-function localWebId(claimed: string, requestUrl: URL, hosts: PodHosts | null): string {
+function localWebId(claimed: string, requestUrl: string, hosts: PodHosts | null): string {
   const url = new URL(claimed);
-  if (!hosts) return requestUrl.origin + url.pathname + url.hash;
-  return hosts.publicUrlOf(hosts.localize(url, url.origin) ?? url.pathname + url.hash, requestUrl);
+  if (!hosts) return requestOrigin(requestUrl) + url.pathname + url.hash;
+  return hosts.publicUrlOf(hosts.localize(url, url.origin) ?? url.pathname + url.hash, new URL(requestUrl));
 }
 
 /**
@@ -84,16 +92,19 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
       }));
   // Tokens are immutable and this key never changes while the process runs, so a signature checked once
   // need not be checked again; only the expiry is looked at on later requests.
-  const verified = new BoundedCache<string, { webId: string; expiresMs: number }>(VERIFIED_TOKENS);
+  const verified = new BoundedCache<string, Verified>(VERIFIED_TOKENS);
   let secretTag: Promise<string> | null = null;
   const currentSecretTag = () => (secretTag ??= key().then((secret) => ownerSecretTag(secret, ownerSecret!)));
   return {
     scheme: 'bearer',
     async verify(request, token) {
       if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
-      const requestUrl = new URL(request.url);
       const known = verified.get(token);
-      if (known && known.expiresMs > now()) return { webId: localWebId(known.webId, requestUrl, hosts) };
+      if (known && known.expiresMs > now()) {
+        const origin = requestOrigin(request.url);
+        if (known.local?.origin !== origin) known.local = { origin, webId: localWebId(known.webId, request.url, hosts) };
+        return { webId: known.local.webId };
+      }
       if (await issuedElsewhere(token)) return null;
       try {
         const { jwtVerify } = await jose();
@@ -111,7 +122,7 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
           return { error: 'the owner token was traded for a --single-user-secret that has since changed: trade the current secret for a new one at POST /.pods/owner-token' };
         }
         if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
-        return { webId: localWebId(payload.webid, requestUrl, hosts) };
+        return { webId: localWebId(payload.webid, request.url, hosts) };
       } catch (error) {
         return { error: await reasonOf(error) };
       }

@@ -23,8 +23,8 @@ export interface Security {
   platform: Platform;
   access: AccessControl;
   /**
-   * The credentials every configuration accepts, in the order they are asked: DPoP-bound tokens sent as
-   * Bearer are refused, the server's own bearer tokens, Solid-OIDC DPoP tokens from any issuer, NIP-98 Nostr events. Features
+   * The credentials every configuration accepts, in the order they are asked: the server's own bearer tokens,
+   * DPoP-bound tokens sent as Bearer (refused), Solid-OIDC DPoP tokens from any issuer, NIP-98 Nostr events. Features
    * add other kinds.
    */
   credentials: readonly CredentialVerifier[];
@@ -65,8 +65,9 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
   // With other instances, a proof used on one must be refused by all: they remember proofs in the shared state.
   const shared = base.sharedState;
   const credentials = [
-    boundTokenAsBearer,
+    // The server's own tokens first: they are most bearer requests, and a known one is a cache hit.
     bearerVerifier(tokenKey, now, hosts, config.singleUserSecret ?? null),
+    boundTokenAsBearer,
     dpopVerifier({ platform: base, now, local, ...(issuedTokens && { issuedTokens }), ...(shared && { replays: new SharedReplayCache(shared, 'dpop') }) }),
     nostrVerifier({
       platform: base,

@@ -1,9 +1,11 @@
 /**
- * A least-recently-used map bounded by a total weight (bytes, or 1 per entry), so a cache of bodies or
- * derived representations can never grow the process past a known size.
+ * A map bounded by a total weight (bytes, or 1 per entry), so a cache of bodies or derived representations can
+ * never grow the process past a known size. Eviction is "second chance" (CLOCK), close to least-recently-used:
+ * a read only marks its entry as used (a hot path's cache hit moves nothing in the map); when room is needed,
+ * the oldest entries go, except those read since they were last looked at, which move to the young end.
  */
 export class BoundedCache<K, V> {
-  readonly #entries = new Map<K, { value: V; weight: number }>();
+  readonly #entries = new Map<K, { value: V; weight: number; used: boolean }>();
   readonly #maxWeight: number;
   readonly #weigh: (value: V) => number;
   #weight = 0;
@@ -16,9 +18,7 @@ export class BoundedCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    // Re-insert so Map order is recency order and eviction takes the oldest.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    entry.used = true;
     return entry.value;
   }
 
@@ -31,12 +31,21 @@ export class BoundedCache<K, V> {
     this.delete(key);
     const weight = this.#weigh(value);
     if (weight > this.#maxWeight) return;
-    this.#entries.set(key, { value, weight });
+    this.#entries.set(key, { value, weight, used: false });
     this.#weight += weight;
+    // Each entry is passed over at most once per set: a used one moves to the young end, unmarked. The new
+    // entry itself stays (alone it fits).
+    let chances = this.#entries.size;
     for (const [oldest, entry] of this.#entries) {
       if (this.#weight <= this.#maxWeight) break;
+      if (oldest === key) continue;
       this.#entries.delete(oldest);
-      this.#weight -= entry.weight;
+      if (entry.used && chances-- > 0) {
+        entry.used = false;
+        this.#entries.set(oldest, entry);
+      } else {
+        this.#weight -= entry.weight;
+      }
     }
   }
 
