@@ -2,6 +2,7 @@
 import { lstat, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RESERVED_PREFIX, RESERVED_SUFFIX } from '../src/storage/paths.ts';
+import { LAYOUT_FILE } from './fs-layout.ts';
 
 /** Present while a server has the directory open; found at startup, it means the last one did not stop cleanly. */
 const RUNNING_MARKER = `${RESERVED_PREFIX}-running`;
@@ -42,7 +43,7 @@ async function removeStrandedSidecars(directory: string): Promise<void> {
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) await removeStrandedSidecars(path);
-    else if (entry.name.endsWith(RESERVED_SUFFIX) && (OLD_SIDECAR_TEMP.test(entry.name) || !files.has(entry.name.slice(0, -RESERVED_SUFFIX.length)))) {
+    else if (entry.name !== LAYOUT_FILE && entry.name.endsWith(RESERVED_SUFFIX) && (OLD_SIDECAR_TEMP.test(entry.name) || !files.has(entry.name.slice(0, -RESERVED_SUFFIX.length)))) {
       await unlink(path).catch(() => undefined);
     }
   }

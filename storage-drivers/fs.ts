@@ -8,6 +8,7 @@ import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
 import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
+import { CURRENT_LAYOUT, impliedType, impliedTypeBefore, openLayout } from './fs-layout.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
 import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
@@ -15,7 +16,6 @@ import { SidecarFiles } from './fs-sidecar-files.ts';
 import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
 import { writeSmallTempFile, writeTempFile } from './fs-write.ts';
 import { cacheBudgets } from '../src/storage/cache-budget.ts';
-import { mediaTypeForName } from '../src/storage/media-types.ts';
 import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
 import {
   StorageError,
@@ -54,6 +54,8 @@ export interface FsOptions {
    * an hour (younger ones may be their writes in flight), and a clean stop leaves the shared marker to them.
    */
   shared?: boolean;
+  /** Where the upgrade of an earlier version's directory (see fs-layout.ts) says what it did. */
+  log?(line: string): void;
   /** What the driver's caches (small bodies, types, listings) may hold in all, in bytes: its shares of --cache-size. */
   cacheBytes?: number;
   /**
@@ -94,6 +96,8 @@ export class FsDriver implements StorageDriver {
   /** Set on a directory that folds names (see FsOptions.foldsNames); null elsewhere, where nothing is checked. */
   private spellings: NameSpellings | null = null;
   uncleanStop = false;
+  /** The type a file's name implies, by the directory's layout (fs-layout.ts); a sidecar says any other. */
+  private impliedTypeOf: (name: string) => string = impliedType;
   private runningMarker: string | null = null;
 
   private constructor(root: string, options: FsOptions) {
@@ -109,6 +113,9 @@ export class FsDriver implements StorageDriver {
     const absolute = resolve(root);
     await makeDirectoryTree(absolute);
     const driver = new FsDriver(absolute, options);
+    // First: a directory its server may not upgrade here is refused before anything in it changes.
+    const layout = await openLayout(absolute, { upgrade: options.recover ?? false, shared: options.shared ?? false, sidecars: driver.sidecars, tempPath: () => driver.tempPath(), ...(options.log && { log: options.log }) });
+    if (layout < CURRENT_LAYOUT) driver.impliedTypeOf = impliedTypeBefore;
     if (options.recover) {
       const recovered = await recoverDataDirectory(absolute, options.shared ?? false);
       driver.uncleanStop = recovered.uncleanStop;
@@ -168,7 +175,7 @@ export class FsDriver implements StorageDriver {
   /** The metadata of a file with its content type: the sidecar's word for this very body, else the name's. */
   private async fileMeta(path: string, stats: BigIntStats): Promise<ResourceMeta> {
     const meta = metaFromStats(path, stats);
-    meta.contentType = typeOfBody(await this.sidecarOf(path), mediaTypeForName(nameOf(path)), meta.etag);
+    meta.contentType = typeOfBody(await this.sidecarOf(path), this.impliedTypeOf(nameOf(path)), meta.etag);
     return meta;
   }
 
@@ -279,7 +286,7 @@ export class FsDriver implements StorageDriver {
         const createdContainers = before ? [] : await makeParents(this.root, path);
         // Another request may have made a missing container meanwhile, spelled otherwise.
         if (!ancestorsExisted) await this.spellings!.check(path);
-        const impliedType = mediaTypeForName(nameOf(path));
+        const impliedType = this.impliedTypeOf(nameOf(path));
         // A cached sidecar speaks for the disk only while the file it belongs to is still there.
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
@@ -369,6 +376,23 @@ export class FsDriver implements StorageDriver {
       this.changed(path);
       this.spellings?.removed(path);
       return meta;
+    });
+  }
+
+  /** A file another program wrote (a git push) has `contentType`, whatever its name implies: a sidecar says so where needed. */
+  async keepType(path: string, contentType: string): Promise<void> {
+    const target = this.fsPath(path);
+    await this.lock.run(this.lockKey(path, target), async () => {
+      if (!(await this.stat(path))?.isFile()) return;
+      const sidecar = await this.sidecars.read(path).catch(() => null);
+      const named = this.impliedTypeOf(nameOf(path)) === contentType;
+      const right = sidecar === null ? named : !named && !sidecar.previous && sidecar.contentType === contentType;
+      if (right) return;
+      this.changed(path);
+      if (named) await this.sidecars.remove(path);
+      else await this.sidecars.apply(path, { action: 'write', record: { contentType } });
+      if (sidecar) await this.sidecars.release(sidecar);
+      this.changed(path);
     });
   }
 

@@ -22,14 +22,14 @@ export async function openStorage(config: Config, options: OpenStorageOptions = 
   // The S3 client (aws4fetch, the XML parser) is loaded only with --storage s3.
   if (config.storage === 's3') return (await import('./s3-storage.ts')).openS3Storage(config, options);
   if (config.storage === 'memory') return new MemoryDriver();
-  return openDataDirectory(config, options.recover === true);
+  return openDataDirectory(config, options.recover === true, options.log);
 }
 
 /** The fs driver on --root; what keeps it from being the data directory is said in one line naming the option. */
-export async function openDataDirectory(config: Config, recover: boolean): Promise<FsDriver> {
+export async function openDataDirectory(config: Config, recover: boolean, log?: (line: string) => void): Promise<FsDriver> {
   try {
     // Other instances write the same files: every read checks the file instead of trusting a cached body.
-    return await FsDriver.open(config.root, { recover, cacheBytes: config.cacheSize, ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
+    return await FsDriver.open(config.root, { recover, cacheBytes: config.cacheSize, ...(log && { log }), ...(config.redisUrl && { revalidateAfterMs: 0, shared: true }) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =

@@ -9,7 +9,8 @@ import { HttpProblem } from '../http/problem.ts';
 import { isHiddenFromListing, isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
 import { podHostsOf, publicUrlOf } from '../pods/subdomains.ts';
-import { urlPathFromStoragePath } from '../storage/paths.ts';
+import { nameOf, urlPathFromStoragePath } from '../storage/paths.ts';
+import { mediaTypeForName } from '../storage/media-types.ts';
 import type { GitBackend, GitServiceAnswer } from './backend.ts';
 import { withGitCredentials } from './credentials.ts';
 import { gitTargetOf, type GitTarget } from './target.ts';
@@ -92,6 +93,9 @@ function gitRequestHandler(context: FeatureContext, git: GitBackend) {
     if (created && (await git.isEmpty(repository))) return undoCreation(repository, created);
     if (created) context.log(`git: created a repository in ${repository}`);
     storage.forgetCached?.(repository);
+    // A file git wrote has the type its extension says, bytes without one: not the JSON-LD the fs driver
+    // reads from a name without an extension (docs/decisions.md, "One directory entry per resource").
+    for (const change of changed) if (change.kind !== 'delete') await storage.keepType?.(repository + change.path, mediaTypeForName(nameOf(change.path)));
     const published = [...(created ?? []), ...changed.map((change) => ({ path: repository + change.path, kind: change.kind }))];
     if (published.length > 0) context.publish(published);
     const podRoot = podOf(repository);

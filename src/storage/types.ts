@@ -96,6 +96,11 @@ export interface StorageDriver {
    * another program (git) changed those files.
    */
   forgetCached?(container: string): void;
+  /**
+   * Optional, for drivers that tell types by names: a file another program wrote (git) has `contentType`, which
+   * the driver keeps with it where its name implies another.
+   */
+  keepType?(path: string, contentType: string): Promise<void>;
   close?(): Promise<void>;
 }
 

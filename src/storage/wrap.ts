@@ -19,6 +19,7 @@ export function wrapWrites(inner: StorageDriver, writes: WriteOverrides): Storag
     children: inner.children ? (container) => inner.children!(container) : undefined,
     usage: (prefix) => inner.usage(prefix),
     forgetCached: inner.forgetCached ? (container) => inner.forgetCached!(container) : undefined,
+    keepType: inner.keepType ? (path, contentType) => inner.keepType!(path, contentType) : undefined,
     close: inner.close ? () => inner.close!() : undefined,
     put: (path, body, options) => writes.put(path, body, options),
     delete: (path, options) => writes.delete(path, options),

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,26 +44,26 @@ describe('fs driver layout', () => {
 describe('fs driver sidecars that only name a type', () => {
   it('are hard links to one shared file per type, taking no block of their own', async () => {
     const driver = await freshDriver();
-    for (const name of ['m1', 'm2', 'm3']) await driver.put(`/c/${name}`, '{}', { contentType: 'application/ld+json' });
+    for (const name of ['m1.json', 'm2.json', 'm3.json']) await driver.put(`/c/${name}`, '{}', { contentType: 'application/ld+json' });
     await driver.put('/c/t', '<a> <b> <c>.', { contentType: 'text/turtle' });
     const inode = async (name: string) => (await stat(join(driver.root, 'c', name))).ino;
-    const shared = await inode('m1.svc-meta');
-    expect(await inode('m2.svc-meta')).toBe(shared);
-    expect(await inode('m3.svc-meta')).toBe(shared);
+    const shared = await inode('m1.json.svc-meta');
+    expect(await inode('m2.json.svc-meta')).toBe(shared);
+    expect(await inode('m3.json.svc-meta')).toBe(shared);
     expect(await inode('t.svc-meta')).not.toBe(shared);
-    expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(4);
+    expect((await stat(join(driver.root, 'c', 'm1.json.svc-meta'))).nlink).toBe(4);
     expect((await readdir(join(driver.root, 'types.svc-meta'))).length).toBe(2);
     // A change of type names the previous body while the new one is written; once it is in place the sidecar is
     // a link to its new type's shared file.
-    await driver.put('/c/m2', '<a> <b> <c>.', { contentType: 'text/turtle' });
-    expect(await inode('m2.svc-meta')).toBe(await inode('t.svc-meta'));
-    expect(JSON.parse(await readFile(join(driver.root, 'c', 'm2.svc-meta'), 'utf8'))).toEqual({ contentType: 'text/turtle' });
-    await driver.delete('/c/m3');
+    await driver.put('/c/m2.json', '<a> <b> <c>.', { contentType: 'text/turtle' });
+    expect(await inode('m2.json.svc-meta')).toBe(await inode('t.svc-meta'));
+    expect(JSON.parse(await readFile(join(driver.root, 'c', 'm2.json.svc-meta'), 'utf8'))).toEqual({ contentType: 'text/turtle' });
+    await driver.delete('/c/m3.json');
     const reopened = await FsDriver.open(driver.root);
-    expect((await reopened.head('/c/m1'))?.contentType).toBe('application/ld+json');
-    expect((await reopened.head('/c/m2'))?.contentType).toBe('text/turtle');
+    expect((await reopened.head('/c/m1.json'))?.contentType).toBe('application/ld+json');
+    expect((await reopened.head('/c/m2.json'))?.contentType).toBe('text/turtle');
     expect((await reopened.head('/c/t'))?.contentType).toBe('text/turtle');
-    expect((await stat(join(driver.root, 'c', 'm1.svc-meta'))).nlink).toBe(2);
+    expect((await stat(join(driver.root, 'c', 'm1.json.svc-meta'))).nlink).toBe(2);
   });
 
   it('leave no shared file behind for a type no resource has any more (issue 30)', async () => {
@@ -85,16 +85,16 @@ describe('fs driver sidecars that only name a type', () => {
 
   it('are files of their own when the shared file was changed by hand', async () => {
     const driver = await freshDriver();
-    await driver.put('/c/m1', '{}', { contentType: 'application/ld+json' });
+    await driver.put('/c/m1.json', '{}', { contentType: 'application/ld+json' });
     const [sharedName] = await readdir(join(driver.root, 'types.svc-meta'));
     const sharedFile = join(driver.root, 'types.svc-meta', sharedName!);
     await rm(sharedFile);
     await writeFile(sharedFile, '{"contentType":"text/plain"}');
     // A new process knows nothing of the shared file and finds it changed.
     const reopened = await FsDriver.open(driver.root);
-    await reopened.put('/c/m2', '{}', { contentType: 'application/ld+json' });
-    expect((await stat(join(driver.root, 'c', 'm2.svc-meta'))).ino).not.toBe((await stat(sharedFile)).ino);
-    expect((await FsDriver.open(driver.root).then((fresh) => fresh.head('/c/m2')))?.contentType).toBe('application/ld+json');
+    await reopened.put('/c/m2.json', '{}', { contentType: 'application/ld+json' });
+    expect((await stat(join(driver.root, 'c', 'm2.json.svc-meta'))).ino).not.toBe((await stat(sharedFile)).ino);
+    expect((await FsDriver.open(driver.root).then((fresh) => fresh.head('/c/m2.json')))?.contentType).toBe('application/ld+json');
   });
 });
 
@@ -180,6 +180,90 @@ describe('fs driver caches', () => {
   });
 });
 
+describe('one directory entry per resource (layout 2)', () => {
+  it('keeps JSON-LD without an extension and ACL documents without a sidecar, and a sidecar for a type the name does not say', async () => {
+    const driver = await freshDriver();
+    await driver.put('/e/doc', '{}', { contentType: 'application/ld+json' });
+    await driver.put('/e/.acl', '<#a> <#b> <#c>.', { contentType: 'text/turtle' });
+    await driver.put('/e/doc.acl', '<#a> <#b> <#c>.', { contentType: 'text/turtle' });
+    await driver.put('/e/bin', 'bytes', { contentType: 'application/octet-stream' });
+    expect((await readdir(join(driver.root, 'e'))).sort()).toEqual(['.acl', 'bin', 'bin.svc-meta', 'doc', 'doc.acl']);
+    const reopened = await FsDriver.open(driver.root);
+    expect([await reopened.head('/e/doc'), await reopened.head('/e/.acl'), await reopened.head('/e/bin')].map((meta) => meta?.contentType)).toEqual([
+      'application/ld+json',
+      'text/turtle',
+      'application/octet-stream',
+    ]);
+  });
+
+  /** A data directory as earlier versions wrote it: no layout record, the type of a name without an extension in a sidecar. */
+  async function layoutOne(): Promise<string> {
+    const root = await mkdtemp(join(tmpdir(), 'svc-fs-'));
+    roots.push(root);
+    await mkdir(join(root, 'a', 'sub'), { recursive: true });
+    await writeFile(join(root, 'a', 'card'), 'bytes, typed by no sidecar');
+    await writeFile(join(root, 'a', 'doc'), '{}');
+    await writeFile(join(root, 'a', 'doc.svc-meta'), '{"contentType":"application/ld+json"}');
+    await writeFile(join(root, 'a', '.acl'), '<#a> <#b> <#c>.');
+    await writeFile(join(root, 'a', '.acl.svc-meta'), '{"contentType":"text/turtle"}');
+    await writeFile(join(root, 'a', 'sub', 'x.ttl'), '<#a> <#b> <#c>.');
+    await writeFile(join(root, 'a', 'sub', 'prefs'), '{}');
+    await writeFile(join(root, 'a', 'sub', 'prefs.svc-meta'), '{"contentType":"text/plain"}');
+    return root;
+  }
+  const types = async (driver: FsDriver) =>
+    Promise.all(['/a/card', '/a/doc', '/a/.acl', '/a/sub/x.ttl', '/a/sub/prefs'].map(async (path) => (await driver.head(path))?.contentType));
+  const before = ['application/octet-stream', 'application/ld+json', 'text/turtle', 'text/turtle', 'text/plain'];
+
+  it('reads a directory of an earlier version as it is when opened beside its server, and writes nothing', async () => {
+    const root = await layoutOne();
+    const beside = await FsDriver.open(root);
+    expect(await types(beside)).toEqual(before);
+    expect((await readdir(root)).sort()).toEqual(['a']);
+  });
+
+  it('upgrades it when its server opens it: every file keeps its type, with one directory entry where the name now says it', async () => {
+    const root = await layoutOne();
+    const server = await FsDriver.open(root, { recover: true, log: () => undefined });
+    expect(await types(server)).toEqual(before);
+    expect(JSON.parse(await readFile(join(root, '.svc-meta'), 'utf8'))).toEqual({ layout: 2 });
+    expect((await readdir(join(root, 'a'))).sort()).toEqual(['.acl', 'card', 'card.svc-meta', 'doc', 'sub']);
+    expect((await readdir(join(root, 'a', 'sub'))).sort()).toEqual(['prefs', 'prefs.svc-meta', 'x.ttl']);
+    expect(await types(await FsDriver.open(root))).toEqual(before);
+  });
+
+  it('finishes an upgrade a crash cut short, with no type lost in between', async () => {
+    const root = await layoutOne();
+    // What the first pass leaves: the name's old type in a sidecar, the record saying the cleanup is due.
+    await writeFile(join(root, 'a', 'card.svc-meta'), '{"contentType":"application/octet-stream"}');
+    await writeFile(join(root, '.svc-meta'), '{"layout":2,"cleanup":true}');
+    expect(await types(await FsDriver.open(root))).toEqual(before);
+    const server = await FsDriver.open(root, { recover: true });
+    expect(await types(server)).toEqual(before);
+    expect((await readdir(join(root, 'a'))).sort()).toEqual(['.acl', 'card', 'card.svc-meta', 'doc', 'sub']);
+    expect(JSON.parse(await readFile(join(root, '.svc-meta'), 'utf8'))).toEqual({ layout: 2 });
+  });
+
+  it('refuses to upgrade beside other servers (shared)', async () => {
+    const root = await layoutOne();
+    await expect(FsDriver.open(root, { recover: true, shared: true })).rejects.toThrow('without --redis-url');
+    expect((await readdir(root)).sort()).toEqual(['a']);
+  });
+
+  it('keeps the type another program gave a file (git), where its name says another', async () => {
+    const driver = await freshDriver();
+    await mkdir(join(driver.root, 'repo'));
+    await writeFile(join(driver.root, 'repo', 'LICENSE'), 'MIT');
+    await writeFile(join(driver.root, 'repo', 'notes.txt'), 'text');
+    await driver.keepType('/repo/LICENSE', 'application/octet-stream');
+    await driver.keepType('/repo/notes.txt', 'text/plain');
+    expect((await readdir(join(driver.root, 'repo'))).sort()).toEqual(['LICENSE', 'LICENSE.svc-meta', 'notes.txt']);
+    expect((await driver.head('/repo/LICENSE'))?.contentType).toBe('application/octet-stream');
+    await driver.keepType('/repo/LICENSE', 'application/ld+json');
+    expect((await readdir(join(driver.root, 'repo'))).sort()).toEqual(['LICENSE', 'notes.txt']);
+  });
+});
+
 describe('fs driver recovery at startup', () => {
   it('sweeps temp files and stranded sidecars, and tells an unclean stop from a clean one', async () => {
     const first = await FsDriver.open(await mkdtemp(join(tmpdir(), 'svc-fs-')), { recover: true });
@@ -187,7 +271,7 @@ describe('fs driver recovery at startup', () => {
     expect(first.uncleanStop).toBe(false);
     await first.put('/a/note', 'x', { contentType: 'text/plain' });
     await first.close();
-    expect((await readdir(first.root)).sort()).toEqual(['a', 'types.svc-meta']);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-meta', 'a', 'types.svc-meta']);
 
     // What a kill leaves: the running marker, temp files in the root, a sidecar whose file is gone, and
     // (from earlier versions) a sidecar temp file beside its sidecar.
@@ -198,11 +282,11 @@ describe('fs driver recovery at startup', () => {
     // A command opening the directory beside the server leaves all of it alone.
     const beside = await FsDriver.open(first.root);
     await beside.close();
-    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running', 'a', 'types.svc-meta']);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-meta', '.svc-tmp-0123456789ab', '.svc-tmp-running', 'a', 'types.svc-meta']);
 
     const restarted = await FsDriver.open(first.root, { recover: true });
     expect(restarted.uncleanStop).toBe(true);
-    expect((await readdir(first.root)).sort()).toEqual(['.svc-tmp-running', 'a', 'types.svc-meta']);
+    expect((await readdir(first.root)).sort()).toEqual(['.svc-meta', '.svc-tmp-running', 'a', 'types.svc-meta']);
     expect((await readdir(join(first.root, 'a'))).sort()).toEqual(['note', 'note.svc-meta']);
     expect((await restarted.head('/a/note'))?.contentType).toBe('text/plain');
     await restarted.close();
@@ -220,7 +304,7 @@ describe('fs driver recovery at startup', () => {
 
     const joining = await FsDriver.open(root, { recover: true, shared: true });
     expect(joining.uncleanStop).toBe(false);
-    expect((await readdir(root)).sort()).toEqual(['.svc-tmp-0123456789ab', '.svc-tmp-running']);
+    expect((await readdir(root)).sort()).toEqual(['.svc-meta', '.svc-tmp-0123456789ab', '.svc-tmp-running']);
     await joining.close();
     await running.close();
     // A later start alone cannot know how the others stopped: it recounts.

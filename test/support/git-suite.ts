@@ -95,7 +95,7 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
     });
 
     it('creates a repository by a push to a new container, and serves the pushed files over LDP', async () => {
-      const local = await localRepository('site', { 'index.html': '<h1>hi</h1>', 'notes/todo.txt': 'write tests' });
+      const local = await localRepository('site', { 'index.html': '<h1>hi</h1>', 'notes/todo.txt': 'write tests', LICENSE: 'MIT' });
       const pushed = await expectOk(git(local, [...withToken(alice.token), 'push', `${server.base}/alice/public/site`, 'main']));
       expect(pushed.stderr).toContain('[new branch]');
 
@@ -106,6 +106,8 @@ export function gitSuite(runtime: string, start: (args: string[]) => Promise<Git
       expect(listing).toContain(`${server.base}/alice/public/site/notes/`);
       expect(listing).not.toContain('.git');
       expect(await (await fetch(`${server.base}/alice/public/site/notes/todo.txt`)).text()).toBe('write tests');
+      // A name without an extension is bytes as git wrote it, not the JSON-LD such a name holds when written over HTTP.
+      expect((await fetch(`${server.base}/alice/public/site/LICENSE`)).headers.get('content-type')).toBe('application/octet-stream');
     });
 
     it('clones a public repository without credentials', async () => {
