@@ -16,6 +16,8 @@ export interface DirectoryVersion {
 
 interface CachedListing extends DirectoryVersion {
   loadedAt: number;
+  /** When the directory was last seen at this version. */
+  checkedAt: number;
   members: readonly ResourceMeta[];
   bytes: number;
 }
@@ -53,14 +55,30 @@ export class ListingCache {
     this.#listings.deleteWhere((path) => path.startsWith(container));
   }
 
+  /**
+   * The members, without a look at the directory, when it was seen at their version less than `withinMs` ago
+   * (as the file cache serves a body: changes made outside svc show within that time; writes through svc at once).
+   */
+  recent(container: string, withinMs: number, scan: () => Promise<ResourceMeta[]>): readonly ResourceMeta[] | undefined {
+    const cached = this.#listings.get(container);
+    if (!cached || performance.now() - cached.checkedAt >= withinMs) return undefined;
+    this.#scanIfAged(container, cached, scan);
+    return cached.members;
+  }
+
   async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
     const cached = this.#listings.get(container);
     if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs) {
-      // Only aged (no entry of the directory changed): answered at once while one scan looks at the members again.
-      if (performance.now() - cached.loadedAt >= this.#maxAgeMs) this.#scan(container, version, scan, cached).catch(() => undefined);
+      cached.checkedAt = performance.now();
+      this.#scanIfAged(container, cached, scan);
       return cached.members;
     }
     return this.#scan(container, version, scan, cached);
+  }
+
+  /** An aged listing (no entry of the directory changed) still answers, while one scan looks at the members again. */
+  #scanIfAged(container: string, cached: CachedListing, scan: () => Promise<ResourceMeta[]>): void {
+    if (performance.now() - cached.loadedAt >= this.#maxAgeMs) this.#scan(container, cached, scan, cached).catch(() => undefined);
   }
 
   /** One scan of a container at a time (unless a write came since it began); what it finds is cached if no write came meanwhile. */
@@ -75,7 +93,7 @@ export class ListingCache {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, members: read, bytes: bytesOf(container, read) });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, checkedAt: loadedAt, members: read, bytes: bytesOf(container, read) });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);

@@ -86,6 +86,7 @@ export class FsDriver implements StorageDriver {
   // validators (see FileCache and ListingCache).
   private readonly cache: FileCache;
   private readonly listings: ListingCache;
+  private readonly revalidateAfterMs: number;
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
   /** Temp names: this driver's random prefix, then a count. */
@@ -104,7 +105,8 @@ export class FsDriver implements StorageDriver {
     this.root = root;
     this.sidecars = new SidecarFiles(root, () => this.tempPath());
     const budgets = cacheBudgets(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-    this.cache = new FileCache(options.revalidateAfterMs ?? REVALIDATE_AFTER_MS, budgets);
+    this.revalidateAfterMs = options.revalidateAfterMs ?? REVALIDATE_AFTER_MS;
+    this.cache = new FileCache(this.revalidateAfterMs, budgets);
     this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
   }
@@ -403,9 +405,12 @@ export class FsDriver implements StorageDriver {
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
+    const scan = () => readMembers(this.root, container, this.blocking);
+    const recent = this.listings.recent(container, this.revalidateAfterMs, scan);
+    if (recent) return recent;
     const dirStats = this.blocking.allowed ? this.blocking.run(() => this.statSync(container)) : await this.stat(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, dirStats, () => readMembers(this.root, container, this.blocking));
+    return this.listings.members(container, dirStats, scan);
   }
 
   async usage(prefix: string): Promise<number> {

@@ -162,7 +162,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (headOnly) return new Response(null, { status: 200, headers });
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
-    const bodies = listingBodiesOf(storage, cacheBudgets(ctx.config.cacheSize).listingBodies);
+    const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
     const body = await bodies.body(listing, `${path} ${ctx.url.origin} ${type}`, () =>
       type === JSON_LD
         ? listingToJsonLd(listing, url)

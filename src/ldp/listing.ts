@@ -89,11 +89,11 @@ export class ListingBodies {
   }
 }
 
-/** The listing bodies of a storage, made with its first request's bound. */
+/** The listing bodies of a storage, made with the bound its first request gives. */
 const bodiesOf = new WeakMap<object, ListingBodies>();
-export function listingBodiesOf(storage: StorageDriver, maxBytes: number): ListingBodies {
+export function listingBodiesOf(storage: StorageDriver, maxBytes: () => number): ListingBodies {
   let bodies = bodiesOf.get(storage);
-  if (!bodies) bodiesOf.set(storage, (bodies = new ListingBodies(maxBytes)));
+  if (!bodies) bodiesOf.set(storage, (bodies = new ListingBodies(maxBytes())));
   return bodies;
 }
 

@@ -15,6 +15,9 @@ export function isStorageRoot(ctx: Pick<LdpContext, 'platform'>, path: string): 
   return path === '/' || isPodRoot(ctx.platform.storage, path);
 }
 
+/** `Accept-Post` and `Accept-Put`, with and without --conneg: built once. */
+const ACCEPTED_WRITES = [false, true].map((conneg) => `${acceptedRdfInputs(conneg).join(', ')}, */*`);
+
 /** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
 export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<Headers> {
   const headers = new Headers();
@@ -24,10 +27,11 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
   headers.set('Link', link);
   headers.set('Allow', allowFor(isContainer, storageRoot));
-  if (isContainer) headers.set('Accept-Post', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+  const acceptedWrites = ACCEPTED_WRITES[ctx.config.conneg ? 1 : 0]!;
+  if (isContainer) headers.set('Accept-Post', acceptedWrites);
   else {
     headers.set('Accept-Patch', ACCEPT_PATCH);
-    headers.set('Accept-Put', `${acceptedRdfInputs(ctx.config.conneg).join(', ')}, */*`);
+    headers.set('Accept-Put', acceptedWrites);
   }
   headers.set('MS-Author-Via', 'SPARQL');
   headers.set('Vary', VARY);

@@ -162,8 +162,9 @@ describe('fs driver caches', () => {
     expect(await text(driver, '/other/b.txt')).toBe('kept');
   });
 
-  it('lists files added or removed outside svc, and every write through the driver at once', async () => {
-    const driver = await freshDriver();
+  it('lists files added or removed outside svc once it looks at the directory again, and every write through the driver at once', async () => {
+    // revalidateAfterMs 0: the directory is looked at on every listing (by default at most once a second).
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 0 });
     await driver.put('/d/a', 'a', { contentType: 'text/plain' });
     expect(await listed(driver, '/d/')).toEqual(['/d/a:1']);
     await driver.put('/d/a', 'aaa', { contentType: 'text/plain' });
