@@ -53,7 +53,7 @@ async function prepare(commit: string, directory: string, log: (line: string) =>
 }
 
 /** The long flags (`--name`, `--no-name`) a build's `svc start --help` names. */
-function flagsOf(cli: string): Set<string> {
+export function flagsOf(cli: string): Set<string> {
   const help = execFileSync(process.execPath, [cli, 'start', '--help'], { encoding: 'utf8' });
   return new Set(help.match(/--[a-z][a-z0-9-]*/g) ?? []);
 }

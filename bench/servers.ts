@@ -181,8 +181,6 @@ async function cssOwner(base: string): Promise<Owner> {
   return { podUri: String(pod.pod), webId, authorization: await renew(), renew };
 }
 
-/** Node's own flags for svc, as deploy/ and `npm start` run it (docs/deployment.md, "Memory"). */
-export const SVC_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const SVC_SCRIPT = join(ROOT, 'bin', 'svc.js');
 
 export const OURS: ServerSpec = {
@@ -192,7 +190,7 @@ export const OURS: ServerSpec = {
   // Private fetches on: the DPoP workload's issuer and WebID are on loopback.
   command: (port, dataDir) => ({
     executable: process.execPath,
-    args: [...SVC_NODE_FLAGS, SVC_SCRIPT, 'start', '-p', String(port), '-h', '127.0.0.1', '-r', dataDir, '-q', '--no-rate-limit', '--conneg', '--default-quota', '0', '--allow-private-fetch'],
+    args: [SVC_SCRIPT, 'start', '-p', String(port), '-h', '127.0.0.1', '-r', dataDir, '-q', '--no-rate-limit', '--conneg', '--default-quota', '0', '--allow-private-fetch'],
   }),
   readyPath: '/',
   createOwner: podsEndpointOwner,

@@ -1,0 +1,62 @@
+/**
+ * Time to the first answer: `npm run bench:startup [-- --runs 11 --cli <dist/cli.js of a build> --callgrind]`.
+ *
+ * Starts `svc start` as `npm run bench` does (its flags, a fresh data directory) `--runs` times, asks for `/`
+ * until it answers, and prints the medians of what bench/first-answer.mjs, preloaded, saw at the end of that
+ * first answer: the time since the process started, and its CPU time. Both grow with the machine's load.
+ * `--cli` starts another build (a baseline's .bench/baseline/<commit>/dist/cli.js) with the flags it knows and
+ * Node's defaults. `--callgrind` runs it once under valgrind's callgrind instead and prints the instructions executed from
+ * spawn to the first answer, which the load does not change (run it on a machine with valgrind).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { positiveCount } from './args.ts';
+import { flagsOf, knownArgs } from './baseline.ts';
+import { freePort, OURS, SVC_SCRIPT } from './servers.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '11' }, cli: { type: 'string' }, callgrind: { type: 'boolean', default: false } } });
+const runs = positiveCount('runs', values.runs);
+const preload = join(import.meta.dirname, 'first-answer.mjs');
+// Another build gets only the flags it knows (as a --baseline does) and Node's defaults.
+const known = values.cli ? flagsOf(values.cli) : null;
+
+async function once(wrap: string[]): Promise<{ wallMs: number; cpuMs: number }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-startup-'));
+  const port = await freePort();
+  let args = OURS.command(port, dataDir).args;
+  if (values.cli) args = [values.cli, ...knownArgs(args.slice(args.indexOf(SVC_SCRIPT) + 1), known!).args];
+  const [command, ...rest] = [...wrap, process.execPath, '--import', preload, ...args];
+  const child = spawn(command!, rest, { env: { ...process.env, SVC_BENCH_EXIT_AFTER_FIRST: values.callgrind ? '1' : '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (;;) {
+    const answered = await fetch(`http://127.0.0.1:${port}/`).then((response) => (void response.body?.cancel(), true), () => false);
+    if (answered || child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  if (!values.callgrind) child.kill('SIGTERM');
+  await exited;
+  await rm(dataDir, { recursive: true, force: true });
+  if (values.callgrind) {
+    const collected = /Collected : ([\d,]+)/.exec(stderr)?.[1];
+    if (!collected) throw new Error(`callgrind printed no total:\n${stderr}`);
+    console.log(`instructions from spawn to the first answer: ${(Number(collected.replace(/,/g, '')) / 1e6).toFixed(0)} M`);
+    process.exit(0);
+  }
+  const match = /^svc-first-answer (\S+) (\S+)$/m.exec(stderr);
+  if (!match) throw new Error(`svc gave no first answer:\n${stderr}`);
+  return { wallMs: Number(match[1]), cpuMs: Number(match[2]) };
+}
+
+if (values.callgrind) {
+  execFileSync('valgrind', ['--version']);
+  await once(['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null']);
+}
+const results: { wallMs: number; cpuMs: number }[] = [];
+for (let run = 0; run < runs; run++) results.push(await once([]));
+const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
+console.log(`${values.cli ?? 'svc'}: ${runs} starts, to the end of the first answer: ${median(results.map((r) => r.wallMs)).toFixed(0)} ms (median; since the process started), CPU ${median(results.map((r) => r.cpuMs)).toFixed(0)} ms`);
