@@ -12,8 +12,6 @@
 import type { Hono } from 'hono';
 import { inboxRecordPath } from '../activitypub/inbound.ts';
 import { FOLLOWERS_CONTAINER, INBOX_CONTAINER, OUTBOX_CONTAINER } from '../activitypub/paths.ts';
-import { readRecord } from '../activitypub/records.ts';
-import type { FollowerRecord } from '../activitypub/social.ts';
 import { problemResponse } from '../http/problem.ts';
 import { sha256 } from '../idp/random.ts';
 import type { Change } from '../ldp/context.ts';
@@ -22,9 +20,11 @@ import { sendOrDrop } from '../notifications/socket.ts';
 import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { NO_LISTS, type ListDocument } from './lists.ts';
-import { federatedAt, notificationEntityOf, viewerFor, type Federated, type SocialRoutesContext } from './social-routes.ts';
-import { ANONYMOUS, type Viewer } from './status-entity.ts';
-import { followNotification, inboundStatus, notificationOf, ownItem, tagName, type NotificationItem, type StatusItem } from './timeline.ts';
+import { federatedAt, viewerFor, type SocialRoutesContext } from './social-routes.ts';
+import { ANONYMOUS } from './status-entity.ts';
+import { eventsOf, InboundStatusIds, type StreamEvent } from './stream-events.ts';
+import { errorMessage, matches, PRIVATE, STREAMS, streamKey, type StreamName, type StreamParameters, type Subscription } from './streams.ts';
+import { tagName } from './timeline.ts';
 
 export const STREAMING_PATH = '/api/v1/streaming';
 
@@ -32,23 +32,8 @@ export const STREAMING_PATH = '/api/v1/streaming';
 const MAX_SUBSCRIPTIONS = 64;
 /** How often a socket's token is looked up again (before a private event), so a revoked or expired one stops. */
 const TOKEN_RECHECK_MS = 60_000;
-/** Status ids of inbound posts remembered, so their deletion can name them (the post itself is gone then). */
-const MAX_REMEMBERED_IDS = 10_000;
 /** Close code when the token stops working (RFC 6455 1008: policy violation). */
 const CLOSE_TOKEN_ENDED = 1008;
-
-const STREAMS = ['user', 'user:notification', 'public', 'public:media', 'public:local', 'public:local:media', 'public:remote', 'public:remote:media', 'hashtag', 'hashtag:local', 'list', 'direct'] as const;
-type StreamName = (typeof STREAMS)[number];
-const PRIVATE: readonly StreamName[] = ['user', 'user:notification', 'list', 'direct'];
-
-interface Subscription {
-  name: StreamName;
-  /** What the client named it with, as events carry it: `["hashtag", "Pods"]`. */
-  stream: string[];
-  tag?: string;
-  /** A list's members (actor URLs). */
-  members?: ReadonlySet<string>;
-}
 
 /** What a socket remembers to be carried on (`UpgradeAnswer.resume`): never the token itself, only its hash. */
 interface RememberedSession {
@@ -73,41 +58,12 @@ interface Session {
   closed: boolean;
 }
 
-/** Who an event is for. */
-interface Audience {
-  /** The owner's home timeline (`user`, and `list` by author). */
-  home: boolean;
-  /** The owner's notifications. */
-  notification: boolean;
-  /** The public timelines; `local` for the owner's own posts. */
-  public: boolean;
-  local: boolean;
-  media: boolean;
-  tags: readonly string[];
-  author: string | null;
-  /** A deletion: every stream that may have shown it. */
-  everywhere?: boolean;
-}
-
-type EventName = 'update' | 'delete' | 'notification' | 'status.update';
-
-interface StreamEvent {
-  event: EventName;
-  audience: Audience;
-  /** The payload as a reader sees it (a deletion's is the id); null when hidden from that reader. */
-  payload(viewer: Viewer): Promise<string | null>;
-}
-
 export interface StreamingDeps extends SocialRoutesContext {
   readonly storage: StorageDriver;
   readonly tokens: TokenStore;
   log(line: string): void;
   /** Changes waiting to become events; past it the oldest are dropped. */
   readonly backlog: number;
-}
-
-function errorMessage(error: string, status: number): string {
-  return JSON.stringify({ error, status });
 }
 
 /** The token of an upgrade request: `Authorization: Bearer`, `?access_token=`, or `Sec-WebSocket-Protocol` (as Mastodon takes them). */
@@ -119,25 +75,11 @@ function tokenOf(request: Request): string | null {
   return request.headers.get('sec-websocket-protocol')?.split(',')[0]?.trim() || null;
 }
 
-function matches(subscription: Subscription, audience: Audience, notifications: boolean): boolean {
-  const { name } = subscription;
-  if (audience.everywhere) return name !== 'user:notification';
-  if (name === 'user') return audience.home || (audience.notification && notifications);
-  if (name === 'user:notification') return audience.notification;
-  if (name === 'list') return audience.home && audience.author !== null && (subscription.members?.has(audience.author) ?? false);
-  if (!audience.public || name === 'direct') return false;
-  if (name.endsWith(':media') && !audience.media) return false;
-  if (name.startsWith('public:local')) return audience.local;
-  if (name.startsWith('public:remote')) return !audience.local;
-  if (name === 'public' || name === 'public:media') return true;
-  return audience.tags.includes(subscription.tag!) && (name === 'hashtag' || audience.local);
-}
-
 export class StreamingApi {
   readonly #deps: StreamingDeps;
   readonly #sessions = new Set<Session>();
   /** Inbox record path → status id, while sockets are open (filled when the first one opens). */
-  readonly #statusIds = new Map<string, string>();
+  readonly #statusIds = new InboundStatusIds();
   #primed: Promise<void> | null = null;
   #queue: Change[] = [];
   #working = false;
@@ -225,7 +167,7 @@ export class StreamingApi {
       closed: false,
     };
     const initial = url.searchParams.get('stream');
-    const parameters = { tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined };
+    const parameters: StreamParameters = { tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined };
     const handlers: SocketHandlers & { subscribed(): boolean } = {
       message: (text) => void this.#message(session, text),
       closed: () => this.#close(session),
@@ -296,16 +238,10 @@ export class StreamingApi {
     try {
       const found = await federatedAt(this.#deps, origin);
       if (!found) return;
-      for (const status of await found.catalog.inbound()) this.#remember(await inboxRecordPath(status.uri), status.id);
+      for (const status of await found.catalog.inbound()) this.#statusIds.remember(await inboxRecordPath(status.uri), status.id);
     } catch (error) {
       this.#deps.log(`mastodon streaming: ${error instanceof Error ? error.message : String(error)}`);
     }
-  }
-
-  #remember(path: string, id: string): void {
-    this.#statusIds.delete(path);
-    this.#statusIds.set(path, id);
-    if (this.#statusIds.size > MAX_REMEMBERED_IDS) this.#statusIds.delete(this.#statusIds.keys().next().value!);
   }
 
   #send(session: Session, text: string): void {
@@ -324,25 +260,21 @@ export class StreamingApi {
     const { type, stream, tag, list } = message as Record<string, unknown>;
     const name = Array.isArray(stream) ? stream[0] : stream;
     if (typeof name !== 'string') return this.#send(session, errorMessage('Name a stream', 400));
-    const parameters = { tag: typeof tag === 'string' ? tag : undefined, list: typeof list === 'string' || typeof list === 'number' ? String(list) : undefined };
+    const parameters: StreamParameters = { tag: typeof tag === 'string' ? tag : undefined, list: typeof list === 'string' || typeof list === 'number' ? String(list) : undefined };
     if (type === 'subscribe') return this.#subscribe(session, name, parameters);
     if (type === 'unsubscribe') {
-      if (session.subscriptions.delete(this.#key(name, parameters))) this.#rememberStreams(session);
+      if (session.subscriptions.delete(streamKey(name, parameters))) this.#rememberStreams(session);
       return;
     }
     this.#send(session, errorMessage('Unknown message type (subscribe or unsubscribe)', 400));
   }
 
-  #key(name: string, parameters: { tag?: string | undefined; list?: string | undefined }): string {
-    return name === 'hashtag' || name === 'hashtag:local' ? `${name} ${tagName(parameters.tag ?? '') ?? ''}` : name === 'list' ? `list ${parameters.list ?? ''}` : name;
-  }
-
-  async #subscribe(session: Session, name: string, parameters: { tag?: string | undefined; list?: string | undefined }): Promise<void> {
+  async #subscribe(session: Session, name: string, parameters: StreamParameters): Promise<void> {
     session.pending++;
     try {
       const refusal = await this.#check(session, name, parameters);
       if (typeof refusal === 'string') return this.#send(session, refusal);
-      const key = this.#key(name, parameters);
+      const key = streamKey(name, parameters);
       if (!session.subscriptions.has(key) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) return this.#send(session, errorMessage(`A socket holds at most ${MAX_SUBSCRIPTIONS} streams`, 400));
       session.subscriptions.set(key, refusal);
       this.#rememberStreams(session);
@@ -355,7 +287,7 @@ export class StreamingApi {
   }
 
   /** The subscription, or the error message refusing it. */
-  async #check(session: Session, name: string, parameters: { tag?: string | undefined; list?: string | undefined }): Promise<Subscription | string> {
+  async #check(session: Session, name: string, parameters: StreamParameters): Promise<Subscription | string> {
     if (!(STREAMS as readonly string[]).includes(name)) return errorMessage('Unknown stream type', 400);
     const stream = name as StreamName;
     if (!PRIVATE.includes(stream)) {
@@ -392,7 +324,7 @@ export class StreamingApi {
     for (const origin of origins) {
       const found = await federatedAt(this.#deps, origin);
       if (!found) continue;
-      const events = await this.#eventsOf(change, found);
+      const events = await eventsOf(change, found, this.#deps, this.#statusIds);
       for (const event of events) await this.#deliver(event, origin);
     }
   }
@@ -415,64 +347,5 @@ export class StreamingApi {
       if (payload === null) continue;
       for (const subscription of targets) this.#send(session, JSON.stringify({ stream: subscription.stream, event: event.event, payload }));
     }
-  }
-
-  async #eventsOf(change: Change, found: Federated): Promise<StreamEvent[]> {
-    const { path, kind } = change;
-    const statusEvent = (event: EventName, status: StatusItem, audience: Audience): StreamEvent => ({
-      event,
-      audience,
-      payload: async (viewer) => {
-        const entity = await found.renderer(viewer).entity(status);
-        return entity ? JSON.stringify(entity) : null;
-      },
-    });
-    const notificationEvent = (item: NotificationItem): StreamEvent => ({
-      event: 'notification',
-      audience: { home: false, notification: true, public: false, local: false, media: false, tags: [], author: item.author },
-      payload: async (viewer) => {
-        const entity = await notificationEntityOf(this.#deps.remoteAccounts, found, found.renderer(viewer), item);
-        return entity ? JSON.stringify(entity) : null;
-      },
-    });
-    const deletion = (id: string): StreamEvent => ({ event: 'delete', audience: { home: false, notification: false, public: false, local: false, media: false, tags: [], author: null, everywhere: true }, payload: async () => id });
-
-    if (path.startsWith(OUTBOX_CONTAINER)) {
-      const name = path.slice(OUTBOX_CONTAINER.length).replace(/\.json$/, '');
-      if (kind === 'delete') return [deletion(name)];
-      if (kind !== 'create') return [];
-      const activity = await found.social.outboxItem(name);
-      const status = activity ? ownItem(activity, found.catalog.owner) : null;
-      if (!status) return [];
-      const post = status.reblogOf === null;
-      return [statusEvent('update', status, { home: true, notification: false, public: post, local: true, media: status.attachments.length > 0, tags: status.tags, author: found.catalog.owner })];
-    }
-    if (path.startsWith(FOLLOWERS_CONTAINER)) {
-      if (kind !== 'create') return [];
-      const follower = await readRecord<FollowerRecord>(this.#deps.storage, path);
-      return follower ? [notificationEvent(await followNotification(follower.value))] : [];
-    }
-    if (kind === 'delete') {
-      const id = this.#statusIds.get(path);
-      this.#statusIds.delete(path);
-      return id ? [deletion(id)] : [];
-    }
-    const [held, meta] = await Promise.all([readRecord<Record<string, unknown>>(this.#deps.storage, path), this.#deps.storage.head(path)]);
-    if (!held || !meta) return [];
-    const entry = { activity: held.value, received: meta.modified };
-    const status = await inboundStatus(entry.activity, entry.received);
-    const events: StreamEvent[] = [];
-    if (status) {
-      this.#remember(path, status.id);
-      // An edit: an Update from its author replaced it (a rewrite of an unedited post is no edit).
-      if (kind === 'update' && status.edited === null) return [];
-      events.push(statusEvent(kind === 'create' ? 'update' : 'status.update', status, { home: true, notification: false, public: true, local: false, media: status.attachments.length > 0, tags: status.tags, author: status.author }));
-    }
-    if (kind === 'create') {
-      const own = new Map((await found.catalog.own()).map((item) => [item.uri, item]));
-      const notification = await notificationOf(entry, found.catalog.owner, own, new Map(status ? [[status.uri, status]] : []));
-      if (notification) events.push(notificationEvent(notification));
-    }
-    return events;
   }
 }
