@@ -15,7 +15,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FsDriver, type FsOptions } from '../storage-drivers/fs.ts';
+import { FsDriver } from '../storage-drivers/fs.ts';
+import type { FsOptions } from '../storage-drivers/fs-options.ts';
 import { foldedPath, probeFolding } from '../storage-drivers/fs-spellings.ts';
 import { caseFoldingUnavailable, mountCaseFoldingView, type CaseFoldingView } from '../test/support/casefold-mount.ts';
 

@@ -64,6 +64,32 @@ export class SidecarFiles {
   }
 
   /**
+   * Once a new body is in place (after `apply` of `step`): the sidecar that speaks for it. One that only still
+   * spoke for the old body goes when the new body has its name's own type (`named`), one that kept the old
+   * body's type beside the new one is cut to the new type, and the old record's shared file is released when
+   * no longer used. `before`: the sidecar the old body had.
+   */
+  async settle(path: string, step: SidecarStep, before: SidecarRecord | null, named: boolean): Promise<SidecarRecord | null> {
+    let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : before;
+    if (sidecar && named) {
+      await this.remove(path);
+      sidecar = null;
+    } else if (sidecar?.previous) {
+      // A link to the shared file of the new type alone.
+      sidecar = { contentType: sidecar.contentType };
+      await this.write(path, sidecar);
+    }
+    if (before && before.contentType !== sidecar?.contentType) await this.release(before);
+    return sidecar;
+  }
+
+  /** The resource at `path` was deleted: its sidecar goes, and `record`'s shared file once nothing links to it. */
+  async drop(path: string, record: SidecarRecord | null): Promise<void> {
+    await unlink(this.pathOf(path)).catch(() => undefined);
+    await this.release(record);
+  }
+
+  /**
    * After a sidecar was removed or replaced: when it only named a type, that type's shared file goes too once
    * nothing links to it. A write that took the file from the map meanwhile finds it gone and writes a sidecar
    * of its own instead (see `write`). Never fails: a shared file left behind only takes room.

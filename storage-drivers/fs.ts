@@ -8,6 +8,7 @@ import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
 import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
+import { DEFAULT_CACHE_BYTES, REVALIDATE_AFTER_MS, type FsOptions } from './fs-options.ts';
 import { CURRENT_LAYOUT, impliedType, impliedTypeBefore, openLayout } from './fs-layout.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
 import { ListingCache } from './fs-listing-cache.ts';
@@ -31,52 +32,13 @@ import {
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
 const encoder = new TextEncoder();
-/** The default of --cache-size: commands and tests that open a data directory get the server's caches. */
-const DEFAULT_CACHE_BYTES = 24 * 1024 * 1024;
-/** How long a cached body is served without looking at the file again; see FsOptions. */
-const REVALIDATE_AFTER_MS = 1000;
-
-export interface FsOptions {
-  /**
-   * A cached body (and its metadata) is served for this long before the file's stats are checked again:
-   * how long a file edited outside svc may show its previous version. Writes through svc are seen at once.
-   * Dot-files (ACLs, quota records, `.server/`), which svc's own commands edit on disk, are always checked.
-   */
-  revalidateAfterMs?: number;
-  /**
-   * Open as the server of this directory: remove the temp files a crash left, and keep a marker file while
-   * open, so the next start knows whether this one stopped cleanly (`uncleanStop`). Commands that open the
-   * directory beside a running server (`svc quota`, `svc invite`) leave both alone.
-   */
-  recover?: boolean;
-  /**
-   * Other servers have the directory open too (`--redis-url`): recovery removes only temp files older than
-   * an hour (younger ones may be their writes in flight), and a clean stop leaves the shared marker to them.
-   */
-  shared?: boolean;
-  /** Where the upgrade of an earlier version's directory (see fs-layout.ts) says what it did. */
-  log?(line: string): void;
-  /** What the driver's caches (small bodies, types, listings) may hold in all, in bytes: its shares of --cache-size. */
-  cacheBytes?: number;
-  /**
-   * Small writes and metadata reads use blocking calls while the disk answers them quickly (see
-   * fs-blocking.ts); false keeps every call asynchronous.
-   */
-  blockingCalls?: boolean;
-  /**
-   * Whether the directory ignores case or normalises names (macOS and Windows disks by default), so each
-   * existing name must be asked for as it is spelled there (see fs-spellings.ts). Found out by a probe file
-   * when not given.
-   */
-  foldsNames?: boolean;
-}
 
 /**
  * Each resource is a plain file at its path under the root and each container a directory, so backups,
  * `git` and quota reconciliation see real files. A content type the file name cannot imply is kept in a
- * sidecar `<name>.svc-meta` that listings and HTTP never show. Writes go to a temp file in the same
- * directory and are renamed (replace) or linked (create-only) into place, so readers see the old or the
- * new version, never a torn one.
+ * sidecar `<name>.svc-meta` that listings and HTTP never show. Writes go to a temp file in the root and are
+ * renamed (replace) or linked (create-only) into place, so readers see the old or the new version, never a
+ * torn one.
  */
 export class FsDriver implements StorageDriver {
   readonly name = 'fs';
@@ -305,17 +267,7 @@ export class FsDriver implements StorageDriver {
           await rename(temp, target);
           renamed = true;
         }
-        let sidecar = step.action === 'write' ? step.record : step.action === 'remove' ? null : current!.sidecar;
-        if (sidecar && options.contentType === impliedType) {
-          // Back to the name's own type: the sidecar only still spoke for the old body, now gone.
-          await this.sidecars.remove(path);
-          sidecar = null;
-        } else if (sidecar?.previous) {
-          // The old body is gone: the sidecar needs to name the new one's type only, a link to the shared file.
-          sidecar = { contentType: sidecar.contentType };
-          await this.sidecars.apply(path, { action: 'write', record: sidecar });
-        }
-        if (current?.sidecar && current.sidecar.contentType !== sidecar?.contentType) await this.sidecars.release(current.sidecar);
+        const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
         this.changed(path);
         this.spellings?.added(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
@@ -372,8 +324,7 @@ export class FsDriver implements StorageDriver {
       } else {
         const sidecar = knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path).catch(() => null);
         await unlink(target);
-        await unlink(this.sidecars.pathOf(path)).catch(() => undefined);
-        await this.sidecars.release(sidecar);
+        await this.sidecars.drop(path, sidecar);
       }
       this.changed(path);
       this.spellings?.removed(path);
@@ -432,7 +383,6 @@ export class FsDriver implements StorageDriver {
     await walk(prefix);
     return total;
   }
-
 }
 
 function withBytes(meta: ResourceMeta, bytes: Uint8Array): StoredBody {
