@@ -88,10 +88,14 @@ export class HibernatingSockets {
 
   /**
    * Carries on every open socket this instance of the object does not know (it has just started), once per
-   * instance; call before handling anything. `app` answers the reconstructed upgrade requests.
+   * instance; call before handling anything. `app` answers the reconstructed upgrade requests. A pass that
+   * failed is tried again by the next call, as `App.init` is.
    */
   resumeAll(app: App): Promise<void> {
-    return (this.#resumed ??= this.#resume(app));
+    return (this.#resumed ??= this.#resume(app).catch((error: unknown) => {
+      this.#resumed = undefined;
+      throw error;
+    }));
   }
 
   async message(socket: HibernatableWebSocket, message: string | ArrayBuffer): Promise<void> {

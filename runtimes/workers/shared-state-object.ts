@@ -57,6 +57,8 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
   readonly #state: DurableSharedState;
   readonly #hibernating: HibernatingSockets;
   #app: App | ConfigError | undefined;
+  /** The app has started and the sockets of an earlier instance are carried on: nothing is left to wait for. */
+  #ready = false;
 
   constructor(ctx: DurableObjectState, env: WorkerEnv) {
     super(ctx, env);
@@ -93,7 +95,7 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
    * that has just started (they hibernated) starts the app and carries them on first: they hear it too.
    */
   async publish(channel: string, message: string) {
-    if (this.ctx.getWebSockets().length > 0) await this.#started();
+    if (!this.#ready && this.ctx.getWebSockets().length > 0) await this.#started();
     return this.#state.publish(channel, message);
   }
 
@@ -130,9 +132,10 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
   /** The app, started, with the sockets that outlived an earlier instance of the object carried on. */
   async #started(): Promise<App | ConfigError> {
     const app = this.#built();
-    if (app instanceof ConfigError) return app;
+    if (app instanceof ConfigError || this.#ready) return app;
     await app.init();
     await this.#hibernating.resumeAll(app);
+    this.#ready = true;
     return app;
   }
 
