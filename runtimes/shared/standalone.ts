@@ -13,8 +13,6 @@ import type { Platform } from '../../src/platform.ts';
 import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import { mashlibAssetReader } from '../node/databrowser-assets.ts';
-import { createNodeGitBackend } from '../node/git-backend.ts';
 import { descriptorLimit } from '../node/descriptor-limit.ts';
 import { loadConfig, readOptionFile } from '../node/load-config.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
@@ -75,7 +73,9 @@ export async function prepareStandalone(
   for (const notice of startupNotices(config, config.host)) log(notice);
   // The Redis client is loaded only with --redis-url.
   const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
-  const git = config.git && storage instanceof FsDriver ? await createNodeGitBackend(storage.root, log) : undefined;
+  // Loaded with their option, as on Node: a start without them reads neither module.
+  const databrowserAsset = config.databrowser ? (await import('../node/databrowser-assets.ts')).mashlibAssetReader() : undefined;
+  const git = config.git && storage instanceof FsDriver ? await (await import('../node/git-backend.ts')).createNodeGitBackend(storage.root, log) : undefined;
   const descriptors = descriptorLimit();
   // The MongoDB driver runs through both runtimes' Node compatibility; it is loaded only with --docdb.
   const documentStore = config.docdb ? await (await import('../node/docdb.ts')).openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
@@ -89,7 +89,7 @@ export async function prepareStandalone(
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
     ...(git && { git }),
     ...(documentStore && { documentStore }),
-    ...(config.databrowser && { databrowserAsset: mashlibAssetReader() }),
+    ...(databrowserAsset && { databrowserAsset }),
     ...(sharedState && { sharedState }),
     ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
