@@ -18,7 +18,7 @@ import { lstat, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JSON_LD, TURTLE } from '../src/rdf/media.ts';
 import { mediaTypeForName } from '../src/storage/media-types.ts';
-import { isReservedName, RESERVED_SUFFIX } from '../src/storage/paths.ts';
+import { isReservedName, nameOf, RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import type { SidecarFiles } from './fs-sidecar-files.ts';
 
 /** The record of the directory's layout: a name of the drivers' own that no resource's sidecar can have. */
@@ -67,7 +67,6 @@ async function* filesUnder(root: string, container = '/'): AsyncGenerator<string
   }
 }
 
-const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const exists = (file: string) => lstat(file).then(() => true, () => false);
 
 /**

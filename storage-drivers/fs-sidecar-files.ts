@@ -85,7 +85,7 @@ export class SidecarFiles {
 
   /** The resource at `path` was deleted: its sidecar goes, and `record`'s shared file once nothing links to it. */
   async drop(path: string, record: SidecarRecord | null): Promise<void> {
-    await unlink(this.pathOf(path)).catch(() => undefined);
+    await this.remove(path).catch(() => undefined);
     await this.release(record);
   }
 

@@ -127,6 +127,11 @@ export class FsDriver implements StorageDriver {
     return statOfSync(this.fsPath(path));
   }
 
+  /** A blocking stat while the disk answers quickly (fs-blocking.ts), else through the thread pool. */
+  private statNow(path: string): BigIntStats | null | Promise<BigIntStats | null> {
+    return this.blocking.allowed ? this.blocking.run(() => this.statSync(path)) : this.stat(path);
+  }
+
   private async sidecarOf(path: string): Promise<SidecarRecord | null> {
     const cached = this.cache.sidecar(path);
     if (cached !== undefined) return cached;
@@ -164,7 +169,7 @@ export class FsDriver implements StorageDriver {
     const fresh = this.cache.fresh(path);
     if (fresh) return fresh.meta;
     const writes = this.cache.writes;
-    const stats = this.blocking.allowed ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
+    const stats = await this.statNow(path);
     if (!matchesKind(path, stats)) return null;
     if (!stats.isFile()) return metaFromStats(path, stats);
     const meta = await this.fileMeta(path, stats);
@@ -359,7 +364,7 @@ export class FsDriver implements StorageDriver {
     const scan = () => readMembers(this.root, container, this.blocking);
     const recent = this.listings.recent(container, this.revalidateAfterMs, scan);
     if (recent) return recent;
-    const dirStats = this.blocking.allowed ? this.blocking.run(() => this.statSync(container)) : await this.stat(container);
+    const dirStats = await this.statNow(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
     return this.listings.members(container, dirStats, scan);
   }

@@ -30,7 +30,7 @@ export interface S3Features {
 /** S3 refuses longer keys (KeyTooLongError). */
 export const MAX_KEY_BYTES = 1024;
 /** Time to the response's headers (--s3-timeout); a body may stream for longer. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 const xml = new XMLParser({

@@ -13,9 +13,9 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
-export const HEAP_GROWING_PERCENT = 20;
+const HEAP_GROWING_PERCENT = 20;
 /** The young generation's two semi-spaces together. */
-export const YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
+const YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 
 /** Applies the policy, unless the command line or NODE_OPTIONS chose heap sizes of their own. */
 export function applyHeapPolicy(execArgv: readonly string[], nodeOptions: string | undefined): void {

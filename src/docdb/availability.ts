@@ -1,7 +1,7 @@
 import { DocumentStoreUnavailable, type DocumentStore } from './store.ts';
 
 /** The least time between two pings that look for the database while it is known to be down. */
-export const PROBE_INTERVAL_MS = 1000;
+const PROBE_INTERVAL_MS = 1000;
 
 /**
  * Whether the document database is known to be down. While it is, writes are refused at once instead of each

@@ -54,14 +54,10 @@ function literalOf(value: ExpandedObject): Term {
  * held the event loop for over ten seconds. Here quads are emitted as nodes are met and duplicates dropped
  * with a set, so the time is linear in the size of the document. Without `rdfDirection`, `@direction` is
  * ignored, as jsonld.js does.
+ *
+ * Pieces of one document go in one by one (blank node labels shared by all pieces); past `limits.maxTriples`,
+ * a 413 problem.
  */
-export function expandedJsonLdToQuads(expanded: unknown): Quad[] {
-  const writer = jsonLdQuadWriter();
-  writer.add(expanded);
-  return writer.quads;
-}
-
-/** Turns expanded JSON-LD into quads piece by piece (blank node labels shared by all pieces); past `limits.maxTriples`, a 413 problem. */
 export function jsonLdQuadWriter(limits?: RdfLimits): { readonly quads: Quad[]; add(expanded: unknown): void } {
   const maxQuads = limits?.maxTriples ?? Infinity;
   const quads: Quad[] = [];

@@ -12,7 +12,7 @@ export interface RdfLimits {
 }
 
 /** A document may hold one triple for every this many bytes of the size limit (131,072 for the default 4 MB). */
-export const BYTES_PER_TRIPLE = 32;
+const BYTES_PER_TRIPLE = 32;
 
 export function rdfLimitsOf(maxRdfSize: number): RdfLimits {
   return { maxBytes: maxRdfSize, maxTriples: Math.floor(maxRdfSize / BYTES_PER_TRIPLE) };

@@ -3,7 +3,7 @@ import { ConfigError } from '../../../src/config/resolve.ts';
 import type { CommandHelp } from '../help.ts';
 
 /** Where `svc init` writes, unless -c names another file. */
-export const DEFAULT_CONFIG_FILE = 'svc.config.json';
+const DEFAULT_CONFIG_FILE = 'svc.config.json';
 
 /** Where the data of a server is: its --root or S3 bucket, or the config file naming them. */
 const DATA_KEYS = ['root', 'config', 'storage', 's3Endpoint', 's3Bucket', 's3Region', 's3Prefix', 's3ForcePathStyle', 's3Timeout'] as const;
