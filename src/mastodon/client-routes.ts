@@ -14,7 +14,7 @@ import { newId } from './filters.ts';
 import type { MediaStore } from './media.ts';
 import { listOf, queryParameters, readApiParameters, stringOf } from './parameters.ts';
 import type { RemoteAccounts } from './remote-accounts.ts';
-import { json } from './social-routes.ts';
+import { json } from './responses.ts';
 import { tagUrl } from './status-entity.ts';
 import { tagName } from './timeline.ts';
 

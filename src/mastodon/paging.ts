@@ -5,6 +5,8 @@
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 40;
+/** Longest page of accounts or notifications, as Mastodon's (`limit` up to 80). */
+export const MAX_ACCOUNT_PAGE = 80;
 
 export interface Paged<T> {
   items: T[];

@@ -25,7 +25,9 @@ import { clientRoutes } from './client-routes.ts';
 import { applicationEntity, credentialAccountEntity, instanceV1Entity, instanceV2Entity, type InstanceFacts, type PodAccount } from './entities.ts';
 import { MEDIA_TYPES, type MediaStore } from './media.ts';
 import type { RemoteAccounts } from './remote-accounts.ts';
-import { MAX_MEDIA_ATTACHMENTS, ownerCounts, socialRoutes } from './social-routes.ts';
+import { ownerCounts, type SocialRoutesContext } from './federated.ts';
+import { notificationRoutes } from './notification-routes.ts';
+import { MAX_MEDIA_ATTACHMENTS, socialRoutes } from './social-routes.ts';
 import { allOf } from './timeline.ts';
 
 export interface MastodonContext {
@@ -153,7 +155,7 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       isOwner: async (record) => ownerName !== null && (await accountName(record)) === ownerName,
       now: mastodon.now,
     })(app);
-    socialRoutes({
+    const socialContext: SocialRoutesContext = {
       tokens: mastodon.tokens,
       social: mastodon.social,
       remoteAccounts: mastodon.remoteAccounts,
@@ -163,7 +165,9 @@ export function mastodonRoutes(mastodon: MastodonContext): (app: Hono) => void {
       podAccount: (name, origin) => podAccount(mastodon, name, origin),
       accountName,
       now: mastodon.now,
-    })(app);
+    };
+    socialRoutes(socialContext)(app);
+    notificationRoutes(socialContext)(app);
     if (mastodon.streaming) mastodon.streaming(app);
     else {
       const refuse = () => {

@@ -1,190 +1,29 @@
 /**
  * The Mastodon endpoints that need ActivityPub (`--activitypub`): statuses and what is done with them
- * (favourite, boost, bookmark, threads), timelines, notifications, the owner's and other actors' accounts,
+ * (favourite, boost, bookmark, threads), timelines, the owner's and other actors' accounts,
  * their relationships, follows and search. The one account that posts is the pod at the root of the
  * single-user server, through the ActivityPub feature's `Social` (src/activitypub/social-registry.ts).
- * Scopes as Mastodon defines them: a broad `read`/`write` or the finer `read:statuses`, ...
+ * Notifications are in notification-routes.ts. Scopes as Mastodon defines them: a broad `read`/`write` or the finer `read:statuses`, ...
  */
-import type { Context, Hono } from 'hono';
-import type { Social } from '../activitypub/social.ts';
-import type { SocialRegistry } from '../activitypub/social-registry.ts';
-import { HttpProblem } from '../http/problem.ts';
-import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
-import { AccountState, validation } from './account-state.ts';
-import { appToken, mastodonError, requireScope, userOf } from './auth.ts';
-import { Catalog } from './catalog.ts';
-import { accountEntity, type PodAccount } from './entities.ts';
-import { FilterSet, NO_FILTERS, type FilterContext, type FilterDocument } from './filters.ts';
+import type { Hono } from 'hono';
+import { validation } from './account-state.ts';
+import { type BookmarkDocument, NO_BOOKMARKS, type Federated, type SocialRoutesContext, socialRequests } from './federated.ts';
 import { NO_LISTS, type ListDocument } from './lists.ts';
-import type { MediaStore } from './media.ts';
-import { pageOf } from './paging.ts';
+import { MAX_ACCOUNT_PAGE, pageOf } from './paging.ts';
 import { booleanOf, listOf, queryParameters, readApiParameters, stringOf } from './parameters.ts';
-import { accountIdOf, type RemoteAccounts } from './remote-accounts.ts';
-import { ANONYMOUS, StatusRenderer, tagUrl, type Viewer } from './status-entity.ts';
-import { allOf, tagName, type NotificationItem, type StatusItem } from './timeline.ts';
+import { accountIdOf } from './remote-accounts.ts';
+import { json, listResponse, notFound } from './responses.ts';
+import { ANONYMOUS, tagUrl } from './status-entity.ts';
+import { contentHtml, hashtagsOf } from './status-text.ts';
+import { allOf, tagName, type StatusItem } from './timeline.ts';
 
 /** Longest status text, as the instance entity announces (`max_characters`). */
 export const MAX_CHARACTERS = 500;
 export const MAX_MEDIA_ATTACHMENTS = 4;
-const MAX_ACCOUNT_PAGE = 80;
 const MAX_BOOKMARKS = 2000;
 
-type Json = Record<string, unknown>;
-
-export interface SocialRoutesContext {
-  readonly tokens: TokenStore;
-  readonly social: SocialRegistry;
-  readonly remoteAccounts: RemoteAccounts;
-  readonly state: AccountState;
-  /** Uploads; present whenever ActivityPub is. */
-  readonly media: MediaStore | null;
-  /** The account named by the pod name, or null. */
-  podAccount(name: string, origin: string): Promise<PodAccount | null>;
-  /** The pod name of the one ActivityPub account (the root pod), or null on a server without it. */
-  readonly ownerName: string | null;
-  /** The pod name of a user token's account. */
-  accountName(record: AccessRecord): Promise<string | null>;
-  now(): number;
-}
-
-/** The bookmarks of an account: status ids (URIs) with when they were made. */
-export interface BookmarkDocument {
-  bookmarks: { uri: string; since: string }[];
-}
-export const NO_BOOKMARKS: BookmarkDocument = { bookmarks: [] };
-
-export const notFound = (what = 'Record not found') => mastodonError(404, what);
-
-export function listResponse(items: unknown[], link: string | null): Response {
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
-  if (link) headers.link = link;
-  return Response.json(items, { headers });
-}
-
-export const json = (body: unknown) => Response.json(body, { headers: { 'Cache-Control': 'no-store' } });
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
-/** Hashtags in plain status text (`#name`, not inside a word), lower case, once each. */
-export function hashtagsOf(text: string): string[] {
-  const names = [...text.matchAll(/(?<![\p{L}\p{N}_&/])#([\p{L}\p{N}_]+)/gu)].map((match) => tagName(match[1]!));
-  return [...new Set(names.filter((name): name is string => name !== null))];
-}
-
-/**
- * Plain status text as the HTML `content` Mastodon clients show: escaped, paragraphs and line breaks kept,
- * hashtags linked to this server's timeline of the tag (with the classes clients look for).
- */
-export function contentHtml(text: string, origin: string): string {
-  const linked = (line: string) =>
-    escapeHtml(line).replace(/(?<![\p{L}\p{N}_&/])#([\p{L}\p{N}_]+)/gu, (whole, name: string) => {
-      const tag = tagName(name);
-      return tag ? `<a href="${escapeHtml(tagUrl(origin, tag))}" class="mention hashtag" rel="tag">#<span>${name}</span></a>` : whole;
-    });
-  return text.split(/\r?\n\s*\r?\n/).map((paragraph) => `<p>${paragraph.split(/\r?\n/).map(linked).join('<br>')}</p>`).join('');
-}
-
-/** The owner account's counts and last post date, which the Account entity carries. */
-export async function ownerCounts(social: Social): Promise<Record<string, unknown>> {
-  const [outbox, followers, following] = await Promise.all([social.outbox({ limit: 1 }), social.followers({ limit: 1 }), allOf((request) => social.following(request))]);
-  const newest = outbox.items[0];
-  return {
-    followers_count: followers.total,
-    following_count: following.filter((record) => record.state === 'accepted').length,
-    statuses_count: outbox.total,
-    last_status_at: typeof newest?.published === 'string' ? newest.published.slice(0, 10) : null,
-  };
-}
-
-/** What an endpoint that needs ActivityPub works with. */
-export interface Federated {
-  social: Social;
-  catalog: Catalog;
-  owner: PodAccount;
-  ownerEntity: Json;
-  origin: string;
-  renderer(viewer: Viewer): StatusRenderer;
-}
-
-/** What endpoints that need ActivityPub work with on an origin; null when ActivityPub is off. */
-export async function federatedAt(context: SocialRoutesContext, origin: string): Promise<Federated | null> {
-  const social = context.social.of(origin);
-  const owner = social && context.ownerName !== null ? await context.podAccount(context.ownerName, origin) : null;
-  if (!social || !owner) return null;
-  const catalog = new Catalog(social);
-  const ownerEntity = { ...accountEntity(owner), ...(await ownerCounts(social)) };
-  const renderer = (viewer: Viewer) =>
-    new StatusRenderer({ catalog, origin, ownerName: owner.name, ownerEntity, remoteAccount: (actor) => context.remoteAccounts.entity(social, actor), safeHtml: (html) => social.safeHtml(html), viewer });
-  return { social, catalog, owner, ownerEntity, origin, renderer };
-}
-
-/** Who reads with a token: the owner or another account, with the account's bookmarks and filters. */
-export async function viewerFor(context: SocialRoutesContext, record: AccessRecord, filterContext: FilterContext): Promise<Viewer> {
-  const account = record.grant.accountId;
-  if (!account) return ANONYMOUS;
-  const [bookmarks, filters] = await Promise.all([context.state.read<BookmarkDocument>(account, 'bookmarks', NO_BOOKMARKS), context.state.read<FilterDocument>(account, 'filters', NO_FILTERS)]);
-  return {
-    isOwner: (await context.accountName(record)) === context.ownerName,
-    bookmarks: new Set(bookmarks.bookmarks.map((bookmark) => bookmark.uri)),
-    filters: new FilterSet(filters, filterContext, context.now()),
-  };
-}
-
-/** https://docs.joinmastodon.org/entities/Notification/; null when its status is hidden from the reader. */
-export async function notificationEntityOf(remoteAccounts: RemoteAccounts, found: Federated, renderer: StatusRenderer, item: NotificationItem): Promise<Json | null> {
-  const status = item.status ? await renderer.entity(item.status) : null;
-  if (item.status && !status) return null;
-  return { id: item.id, type: item.type, created_at: item.createdAt, group_key: `ungrouped-${item.id}`, account: await remoteAccounts.entity(found.social, item.author), status };
-}
-
 export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void {
-  /** The owner's Social and account; a 404 when ActivityPub is off. */
-  async function federated(c: Context): Promise<Federated> {
-    const found = await federatedAt(context, new URL(c.req.url).origin);
-    if (!found) throw notFound('Record not found: statuses, timelines and notifications need ActivityPub (--activitypub)');
-    return found;
-  }
-
-  /** A user token with one of `scopes`: its record and IdP account id. */
-  async function userToken(c: Context, scopes: readonly string[]): Promise<{ record: AccessRecord; account: string }> {
-    const record = await appToken(context.tokens, c.req.raw);
-    requireScope(record, scopes);
-    return { record, account: userOf(record) };
-  }
-
-  /** A token with one of the scopes whose user is the ActivityPub account; 422 for any other account. */
-  async function ownerToken(c: Context, scopes: readonly string[]): Promise<{ record: AccessRecord; account: string }> {
-    const token = await userToken(c, scopes);
-    if ((await context.accountName(token.record)) !== context.ownerName) {
-      throw new HttpProblem(422, 'Only the account of the pod at / posts and reads timelines on this server (ActivityPub has one actor).', { type: 'not-the-actor', extra: { error: 'This account has no statuses on this server: ActivityPub has one actor, the pod at /' } });
-    }
-    return token;
-  }
-
-  /** Who reads, from the request's token if it has one (a bad token is a 401, as Mastodon answers). */
-  async function viewerOf(c: Context, filterContext: FilterContext): Promise<Viewer> {
-    if (!c.req.header('authorization')) return ANONYMOUS;
-    return viewerFor(context, await appToken(context.tokens, c.req.raw), filterContext);
-  }
-
-  async function statusList(c: Context, found: Federated, statuses: StatusItem[], filterContext: FilterContext): Promise<Response> {
-    const { items, link } = pageOf(statuses, new URL(c.req.url));
-    return listResponse(await found.renderer(await viewerOf(c, filterContext)).entities(items), link);
-  }
-
-  /** A known status by the id in the path; 404 for none. */
-  async function statusOf(c: Context, found: Federated): Promise<StatusItem> {
-    const status = await found.catalog.byId(c.req.param('id')!);
-    if (!status) throw notFound();
-    return status;
-  }
-
-  /** The entity of a status as its reader sees it after an action. */
-  async function answerStatus(c: Context, status: StatusItem): Promise<Response> {
-    const after = await federated(c);
-    const entity = await after.renderer(await viewerOf(c, 'thread')).entity((await after.catalog.byId(status.id)) ?? status);
-    return json(entity);
-  }
+  const { federated, userToken, ownerToken, statusList, statusOf, answerStatus, viewerOf } = socialRequests(context);
 
   return (app) => {
     app.post('/api/v1/statuses', async (c) => {
@@ -396,78 +235,6 @@ export function socialRoutes(context: SocialRoutesContext): (app: Hono) => void 
         return parent !== undefined && (list.repliesPolicy === 'list' ? members.has(parent) || parent === found.catalog.owner : following.has(parent) || parent === found.catalog.owner);
       });
       return statusList(c, found, statuses, 'home');
-    });
-
-    const notificationEntity = (found: Federated, renderer: StatusRenderer, item: NotificationItem) => notificationEntityOf(context.remoteAccounts, found, renderer, item);
-
-    const wantedNotifications = async (c: Context, found: Federated) => {
-      const query = queryParameters(new URL(c.req.url));
-      const types = listOf(query, 'types');
-      const excluded = listOf(query, 'exclude_types');
-      const from = stringOf(query.account_id);
-      const fromActor = from ? await context.remoteAccounts.actorOf(from) : null;
-      return (await found.catalog.notifications()).filter((item) => (types.length === 0 || types.includes(item.type)) && !excluded.includes(item.type) && (from === null || item.author === fromActor));
-    };
-
-    app.get('/api/v1/notifications', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      const { items, link } = pageOf(await wantedNotifications(c, found), new URL(c.req.url), MAX_ACCOUNT_PAGE);
-      const renderer = found.renderer(await viewerOf(c, 'notifications'));
-      const entities = await Promise.all(items.map((item) => notificationEntity(found, renderer, item)));
-      return listResponse(entities.filter((entity) => entity !== null), link);
-    });
-
-    app.get('/api/v1/notifications/unread_count', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      return json({ count: (await wantedNotifications(c, found)).length });
-    });
-
-    app.get('/api/v1/notifications/:id', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      const item = (await found.catalog.notifications()).find((notification) => notification.id === c.req.param('id'));
-      const entity = item ? await notificationEntity(found, found.renderer(await viewerOf(c, 'notifications')), item) : null;
-      if (!entity) throw notFound();
-      return json(entity);
-    });
-
-    /** Grouped notifications (Mastodon 4.3's v2): each notification is a group of its own here. */
-    app.get('/api/v2/notifications', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      const { items, link } = pageOf(await wantedNotifications(c, found), new URL(c.req.url), MAX_ACCOUNT_PAGE);
-      const renderer = found.renderer(await viewerOf(c, 'notifications'));
-      const accounts = new Map<string, Json>();
-      const statuses = new Map<string, Json>();
-      const groups: Json[] = [];
-      for (const item of items) {
-        const account = await context.remoteAccounts.entity(found.social, item.author);
-        const status = item.status ? await renderer.entity(item.status) : null;
-        if (item.status && !status) continue;
-        accounts.set(account.id as string, account);
-        if (status) statuses.set(status.id as string, status);
-        groups.push({
-          group_key: `ungrouped-${item.id}`,
-          notifications_count: 1,
-          type: item.type,
-          most_recent_notification_id: item.id,
-          page_min_id: item.id,
-          page_max_id: item.id,
-          latest_page_notification_at: item.createdAt,
-          sample_account_ids: [account.id],
-          status_id: status?.id ?? null,
-        });
-      }
-      const body = { accounts: [...accounts.values()], statuses: [...statuses.values()], notification_groups: groups };
-      return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'Cache-Control': 'no-store', ...(link && { link }) } });
-    });
-
-    app.get('/api/v2/notifications/unread_count', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      return json({ count: (await wantedNotifications(c, found)).length });
     });
 
     /** An account id: the owner's pod name, or an actor of another server this server has shown. */

@@ -8,7 +8,7 @@ import { readRecord } from '../activitypub/records.ts';
 import type { FollowerRecord } from '../activitypub/social.ts';
 import type { Change } from '../ldp/context.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { notificationEntityOf, type Federated, type SocialRoutesContext } from './social-routes.ts';
+import { notificationEntityOf, type Federated, type SocialRoutesContext } from './federated.ts';
 import type { Viewer } from './status-entity.ts';
 import type { Audience } from './streams.ts';
 import { followNotification, inboundStatus, notificationOf, ownItem, type NotificationItem, type StatusItem } from './timeline.ts';

@@ -20,7 +20,7 @@ import { sendOrDrop } from '../notifications/socket.ts';
 import type { AccessRecord, TokenStore } from '../oauth/tokens.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { NO_LISTS, type ListDocument } from './lists.ts';
-import { federatedAt, viewerFor, type SocialRoutesContext } from './social-routes.ts';
+import { federatedAt, viewerFor, type SocialRoutesContext } from './federated.ts';
 import { ANONYMOUS } from './status-entity.ts';
 import { eventsOf, InboundStatusIds, type StreamEvent } from './stream-events.ts';
 import { errorMessage, matches, PRIVATE, STREAMS, streamKey, type StreamName, type StreamParameters, type Subscription } from './streams.ts';
