@@ -9,7 +9,6 @@
  */
 import type { FanOut } from '../cluster/fan-out.ts';
 import { HttpProblem } from '../http/problem.ts';
-import { OutboundFetchRefused, refuseUnsafeUrl } from '../http/outbound-guard.ts';
 import type { OutboundFetch } from '../platform.ts';
 import { podRootOfPath } from '../quota/record.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -18,11 +17,11 @@ import { authenticateChallenge } from '../wac/web-access-control.ts';
 import { isReported, NOTIFICATION_CONTEXT, notificationFor } from './channel2023.ts';
 import { httpOrigin, WEBHOOK_PATH, WEBHOOK_TYPE } from './discovery.ts';
 import type { NotificationHub, Subscriber } from './hub.ts';
-import { ReadCheck, requesterOf, type Requester } from './read-check.ts';
-import { endAtOf, readRequest, requireType, topicOf, typeNames, unprocessable } from './subscribe.ts';
+import { ReadCheck, requesterOf } from './read-check.ts';
+import { endAtOf, readRequest, requireType, topicOf, typeNames } from './subscribe.ts';
+import { CONTAINER, isRecord, isWebhookId, recordPath, sendToOf, type WebhookMessage, type WebhookRecord } from './webhook-record.ts';
 import { SENDER_PATH, type WebhookSender } from './webhook-sender.ts';
 
-const CONTAINER = '/.server/notifications/webhooks/';
 const ACCEPTED_TYPES = typeNames(WEBHOOK_TYPE);
 export const MAX_WEBHOOKS_PER_AGENT = 100;
 export const MAX_WEBHOOKS_PER_POD = 1000;
@@ -38,26 +37,7 @@ export const MAX_FAILED_NOTIFICATIONS = 3;
 export const MAX_CONCURRENT_POSTS = 16;
 /** How long an instance trusts its list of subscriptions before reading the records again (only with other instances). */
 export const REFRESH_INTERVAL_MS = 60_000;
-const MAX_SEND_TO_LENGTH = 2048;
 const MAX_RECORD_BYTES = 16 * 1024;
-const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** One subscription as stored. */
-export interface WebhookRecord {
-  id: string;
-  /** Storage path of the topic, and its URL as the subscriber named it. */
-  topic: string;
-  topicUrl: string;
-  /** `http(s)://host` it was made at: notifications name resources there, and the sender is that origin's. */
-  origin: string;
-  sendTo: string;
-  /** Milliseconds since the epoch. */
-  endAt: number;
-  requester: Requester;
-}
-
-/** What other instances are told. */
-export type WebhookMessage = { add: WebhookRecord } | { remove: string };
 
 interface Entry {
   record: WebhookRecord;
@@ -89,44 +69,6 @@ export interface WebhooksDeps {
   urlOf(path: string, origin: string): string;
   /** Delays between attempts; tests shorten them. */
   retryDelaysMs?: readonly number[];
-}
-
-function recordPath(id: string): string {
-  return `${CONTAINER}${id}.json`;
-}
-
-function isRecord(value: unknown): value is WebhookRecord {
-  const record = value as WebhookRecord | null;
-  return (
-    typeof record === 'object' && record !== null && typeof record.id === 'string' && ID.test(record.id) && typeof record.topic === 'string' &&
-    typeof record.topicUrl === 'string' && typeof record.origin === 'string' && typeof record.sendTo === 'string' && typeof record.endAt === 'number' &&
-    typeof record.requester === 'object' && record.requester !== null
-  );
-}
-
-/** The `sendTo` of a request: an absolute https URL (http too with --allow-private-fetch) the guard lets through. */
-function sendToOf(value: unknown, allowPrivate: boolean): string {
-  if (typeof value !== 'string' || value.length > MAX_SEND_TO_LENGTH) throw unprocessable(`sendTo must be the URL of your webhook endpoint, at most ${MAX_SEND_TO_LENGTH} characters.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw unprocessable('sendTo must be an absolute URL.');
-  }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    throw unprocessable('sendTo must be an https URL: notifications name resources and must not travel in the clear.');
-  }
-  if (url.username || url.password) throw unprocessable('sendTo must not carry credentials.');
-  url.hash = '';
-  if (!allowPrivate) {
-    try {
-      refuseUnsafeUrl(url);
-    } catch (error) {
-      if (error instanceof OutboundFetchRefused) throw unprocessable(`sendTo is refused: ${error.message}`);
-      throw error;
-    }
-  }
-  return url.href;
 }
 
 /** A small counting semaphore: at most `size` holders at once, the others wait in order. */
@@ -234,7 +176,7 @@ export class Webhooks {
   }
 
   #owned(id: string, caller: Caller): Entry {
-    const entry = ID.test(id) ? this.#entries.get(id) : undefined;
+    const entry = isWebhookId(id) ? this.#entries.get(id) : undefined;
     if (!entry) throw new HttpProblem(404, 'There is no such webhook subscription, or it has ended.', { type: 'unknown-channel' });
     if (caller.webId === null) {
       throw new HttpProblem(401, 'Authenticate as the agent that made this subscription.', { type: 'unauthenticated', headers: { 'WWW-Authenticate': authenticateChallenge(caller) } });
@@ -389,7 +331,7 @@ export class Webhooks {
       for await (const member of this.#deps.storage.list(CONTAINER)) {
         const name = member.path.slice(CONTAINER.length);
         const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
-        if (!ID.test(id) || member.isContainer) continue;
+        if (!isWebhookId(id) || member.isContainer) continue;
         stored.add(id);
         if (this.#entries.has(id)) continue;
         const record = await this.#read(member.path, member.size);
