@@ -5,7 +5,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { isHandle, actorUrlOfHandle } from '../activitypub/handle.ts';
-import type { FollowingRecord, Social } from '../activitypub/social.ts';
+import type { FollowingRecord } from '../activitypub/social-records.ts';
+import type { Social } from '../activitypub/social.ts';
 import type { SocialRegistry } from '../activitypub/social-registry.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { OutboundFetch } from '../platform.ts';

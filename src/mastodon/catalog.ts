@@ -3,7 +3,8 @@
  * who favourited and boosted what, the owner's own Likes. Each part is read once per request, when first
  * asked for (the inbox is one listing, however many endpoints' questions it answers).
  */
-import type { LikedRecord, Social } from '../activitypub/social.ts';
+import type { LikedRecord } from '../activitypub/social-records.ts';
+import type { Social } from '../activitypub/social.ts';
 import {
   allOf,
   followNotification,

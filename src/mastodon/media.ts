@@ -5,7 +5,7 @@
  * /.server/mastodon/media/. Only images whose bytes are what their type says are taken.
  */
 import { readRecord, writeRecord } from '../activitypub/records.ts';
-import type { NoteAttachment } from '../activitypub/social.ts';
+import type { NoteAttachment } from '../activitypub/social-records.ts';
 import { formatSize } from '../config/sizes.ts';
 import { limitedBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';

@@ -5,7 +5,7 @@
  */
 import { FOLLOWERS_CONTAINER, OUTBOX_CONTAINER } from '../activitypub/paths.ts';
 import { readRecord } from '../activitypub/records.ts';
-import type { FollowerRecord } from '../activitypub/social.ts';
+import type { FollowerRecord } from '../activitypub/social-records.ts';
 import type { Change } from '../ldp/context.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { notificationEntityOf, type Federated, type SocialRoutesContext } from './federated.ts';
