@@ -56,11 +56,9 @@ while read -r old new ref; do
   fi
 done
 
-tree_bytes() {
-  git ls-tree -r -l --full-tree "$1" | awk '$2 == "blob" { total += $4 } END { print total + 0 }'
-}
-tree_folders() {
-  git ls-tree -r -t --full-tree "$1" | awk '$2 == "tree" { total += 1 } END { print total + 0 }'
+# What a commit's tree takes in the pod: its files' bytes, and each folder as a container. One listing.
+tree_size() {
+  git ls-tree -r -t -l --full-tree "$1" | awk '$2 == "blob" { total += $4 } $2 == "tree" { total += ${CONTAINER_BYTES} } END { print total + 0 }'
 }
 
 # A push that only deletes refs receives no objects and has no quarantine. Its objects move from the
@@ -87,8 +85,8 @@ if [ -n "$checkout_commit" ]; then
     echo "svc: ACL documents (*.acl), .quota.json, *.svc-meta and .svc-tmp*, in any spelling (macOS and Windows ignore case), are managed over HTTP, not through git." >&2
     exit 1
   fi
-  growth=$((growth + $(tree_bytes "$checkout_commit") + $(tree_folders "$checkout_commit") * ${CONTAINER_BYTES}))
-  if [ -n "$head_commit" ]; then growth=$((growth - $(tree_bytes "$head_commit") - $(tree_folders "$head_commit") * ${CONTAINER_BYTES})); fi
+  growth=$((growth + $(tree_size "$checkout_commit")))
+  if [ -n "$head_commit" ]; then growth=$((growth - $(tree_size "$head_commit"))); fi
 fi
 if [ -n "\${SVC_QUOTA_AVAILABLE:-}" ] && [ "$growth" -gt "$SVC_QUOTA_AVAILABLE" ]; then
   echo "svc: push refused: it needs about $growth bytes, and the pod's storage quota leaves $SVC_QUOTA_AVAILABLE bytes free. Nothing was changed." >&2
