@@ -9,7 +9,7 @@ import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import { isDurableObjectNamespace, SHARED_BINDING, workerVarWarnings, type WorkerEnv, type WorkerExecutionContext } from './config.ts';
 import { durableObjectScheduler, durableObjectSharedState, sharedObjectStub } from './shared-state-client.ts';
-import { buildWorkerApp, connectingAddress, log } from './worker-app.ts';
+import { buildWorkerApp, log } from './worker-app.ts';
 
 // workerd treats every named export of the main module as an entrypoint: a Durable Object class must be one.
 export { SharedStateObject } from './shared-state-object.ts';
@@ -21,8 +21,8 @@ function buildIsolateApp(env: WorkerEnv): App | ConfigError {
   // Here only, not in the Durable Object too: the object reads the same vars.
   for (const warning of workerVarWarnings(env)) log(warning);
   const namespace = env[SHARED_BINDING];
-  if (!isDurableObjectNamespace(namespace)) return buildWorkerApp(env, undefined, { clientAddress: connectingAddress });
-  return buildWorkerApp(env, durableObjectSharedState(namespace), { scheduleDue: durableObjectScheduler(namespace, log), clientAddress: connectingAddress });
+  if (!isDurableObjectNamespace(namespace)) return buildWorkerApp(env, undefined, 'isolate');
+  return buildWorkerApp(env, durableObjectSharedState(namespace), 'isolate', { scheduleDue: durableObjectScheduler(namespace, log) });
 }
 
 function isWebSocketRequest(request: Request): boolean {

@@ -15,7 +15,7 @@ import type { WorkerEnv } from './config.ts';
 import { DurableSharedState } from './durable-shared-state.ts';
 import { HibernatingSockets, isResumable } from './hibernating-sockets.ts';
 import { sqliteEventArchive } from './nostr-archive.ts';
-import { buildWorkerApp, connectingAddress, log } from './worker-app.ts';
+import { buildWorkerApp, log } from './worker-app.ts';
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -122,10 +122,9 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
   }
 
   #built(): App | ConfigError {
-    return (this.#app ??= buildWorkerApp(this.env, this.#state, {
+    return (this.#app ??= buildWorkerApp(this.env, this.#state, 'object', {
       scheduleDue: (inMs) => void this.scheduleDue(inMs),
       nostrArchive: sqliteEventArchive(this.ctx.storage.sql),
-      clientAddress: connectingAddress,
     }));
   }
 

@@ -26,23 +26,25 @@ export function log(line: string): void {
  * The client's address as Cloudflare's edge states it on every request (`CF-Connecting-IP`, which a client
  * cannot set): the isolates' per-address rate limits and the Durable Object's per-address socket budget count by it.
  */
-export const connectingAddress = (request: Request): string | undefined => request.headers.get('cf-connecting-ip') ?? undefined;
+const connectingAddress = (request: Request): string | undefined => request.headers.get('cf-connecting-ip') ?? undefined;
 
 /**
- * Builds the app, or returns the configuration error (reported on every request by the caller). `extras`:
+ * Builds the app, or returns the configuration error (reported on every request by the caller). `role`: the
+ * isolates tell the startup notices; the Durable Object, reading the same vars, does not repeat them. `extras`:
  * what the isolates or the Durable Object add to the platform (how queued work reaches the object's alarm,
- * the relay's store of events in the object, where a request's address is read from).
+ * the relay's store of events in the object).
  */
-export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, extras: Pick<Platform, 'scheduleDue' | 'nostrArchive' | 'clientAddress'> = {}): App | ConfigError {
+export function buildWorkerApp(env: WorkerEnv, sharedState: SharedState | undefined, role: 'isolate' | 'object', extras: Pick<Platform, 'scheduleDue' | 'nostrArchive'> = {}): App | ConfigError {
   try {
     const config = workerConfig(env);
-    for (const notice of startupNotices(config)) log(notice);
+    if (role === 'isolate') for (const notice of startupNotices(config)) log(notice);
     const platform: Platform = {
       runtime: 'workers',
       storage: openStorage(config, env),
       log,
       now: () => Date.now(),
       fetch: workersOutboundFetch(config.allowPrivateFetch),
+      clientAddress: connectingAddress,
       ...(sharedState && { sharedState }),
       ...extras,
       // fedify is evaluated on the first call only (the bundle holds it, see wrangler.toml).

@@ -262,6 +262,8 @@ describe('SVC_ vars as wrangler.toml may give them', () => {
       await expect.poll(output).toContain(table);
       expect(output().split(table)).toHaveLength(2);
       expect(output().split(misspelt)).toHaveLength(2);
+      // The startup notices too: the isolate tells them, the object does not repeat them.
+      expect(output().split('warning: --public: access control is off')).toHaveLength(2);
     } finally {
       await mf.dispose();
     }
