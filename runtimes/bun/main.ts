@@ -6,6 +6,7 @@
  */
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { MAX_SOCKET_MESSAGE_BYTES } from '../../src/sockets/messages.ts';
 import { listeningLine } from '../shared/listening-line.ts';
 import { baseUrl, gracefulShutdown, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
@@ -53,8 +54,6 @@ const bun = (globalThis as unknown as { Bun: BunApi }).Bun;
 
 /** Bun's longest idle timeout, in seconds. */
 const MAX_IDLE_TIMEOUT_SECONDS = 960;
-/** The same frame limit as the Node transport: larger messages close the socket with 1009. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
 
 const log = (line: string) => console.log(line);
 
@@ -85,7 +84,7 @@ async function main(): Promise<void> {
     },
     ...(upgradeWebSocket && {
       websocket: {
-        maxPayloadLength: MAX_MESSAGE_BYTES,
+        maxPayloadLength: MAX_SOCKET_MESSAGE_BYTES,
         // Bun pings a socket silent this long and closes it when it stays silent.
         idleTimeout: Math.min(MAX_IDLE_TIMEOUT_SECONDS, config.socketIdleTimeout),
         sendPings: true,

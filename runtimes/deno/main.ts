@@ -9,6 +9,7 @@
 import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import type { SocketHandlers, UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { CLOSE_TOO_BIG, isTooBigMessage } from '../../src/sockets/messages.ts';
 import { listeningLine } from '../shared/listening-line.ts';
 import { baseUrl, gracefulShutdown, prepareStandalone, singleUserNoticeOf, type ConnectionInfo } from '../shared/standalone.ts';
 
@@ -28,8 +29,6 @@ interface DenoApi {
 const deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
 
 /** The same frame limit as the Node transport: larger messages close the socket with 1009. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
-const CLOSE_TOO_BIG = 1009;
 
 const log = (line: string) => console.log(line);
 const sockets = new Set<WebSocket>();
@@ -67,7 +66,7 @@ function acceptSocket(request: Request, answer: Extract<UpgradeAnswer, { accept:
   socket.addEventListener('message', (event) => {
     if (!handlers) return;
     if (typeof event.data !== 'string') return handlers.message(null);
-    if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    if (isTooBigMessage(event.data)) return socket.close(CLOSE_TOO_BIG, 'message too big');
     handlers.message(event.data);
   });
   // A client gone before the socket opened closes it without an `open`: its place in the budget goes back then.

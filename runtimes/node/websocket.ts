@@ -7,9 +7,8 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { MAX_SOCKET_MESSAGE_BYTES } from '../../src/sockets/messages.ts';
 
-/** Frames above this close the socket (1009); the protocol's own limit, answered with `err`, is lower. */
-const MAX_PAYLOAD_BYTES = 64 * 1024;
 const SHUTDOWN_GRACE_MS = 1_000;
 
 export interface WebSockets {
@@ -68,7 +67,7 @@ export function attachWebSockets(
   log: (line: string) => void,
   pingIntervalMs: number,
 ): WebSockets {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_SOCKET_MESSAGE_BYTES });
   const alive = new WeakMap<WebSocket, boolean>();
 
   const run = (ws: WebSocket, answer: Extract<UpgradeAnswer, { accept: unknown }>) => {

@@ -10,6 +10,7 @@
 import type { DurableObjectState, HibernatableWebSocket, SqlStorage } from 'cloudflare:workers';
 import type { App } from '../../src/app.ts';
 import type { SocketHandlers, SocketLike, UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { CLOSE_TOO_BIG, isTooBigMessage } from '../../src/sockets/messages.ts';
 
 /** What a socket carries through hibernation: its row of state, and how to ask the app for its endpoint again. */
 interface Attachment {
@@ -29,8 +30,6 @@ interface StateRow extends Record<string, string | number | null> {
 export type Resumable = Extract<UpgradeAnswer, { accept: unknown }> & { resume: NonNullable<Extract<UpgradeAnswer, { accept: unknown }>['resume']> };
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
-const CLOSE_TOO_BIG = 1009;
 /** RFC 6455 1012 (service restart): the endpoint could not carry the connection on; the client connects again. */
 const CLOSE_RESTARTED = 1012;
 
@@ -104,7 +103,7 @@ export class HibernatingSockets {
     const attachment = socket.deserializeAttachment() as Attachment | null;
     if (attachment) socket.serializeAttachment({ ...attachment, heard: Date.now() } satisfies Attachment);
     if (typeof message !== 'string') return handlers.message(null);
-    if (new TextEncoder().encode(message).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    if (isTooBigMessage(message)) return socket.close(CLOSE_TOO_BIG, 'message too big');
     handlers.message(message);
   }
 

@@ -11,6 +11,7 @@ import type { App } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
+import { CLOSE_TOO_BIG, isTooBigMessage } from '../../src/sockets/messages.ts';
 import type { WorkerEnv } from './config.ts';
 import { DurableSharedState } from './durable-shared-state.ts';
 import { HibernatingSockets, isResumable } from './hibernating-sockets.ts';
@@ -18,8 +19,6 @@ import { sqliteEventArchive } from './nostr-archive.ts';
 import { buildWorkerApp, log } from './worker-app.ts';
 
 /** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
-const CLOSE_TOO_BIG = 1009;
 /** When a pass over the queued work failed (the storage did not answer), the next alarm comes after this. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
 
@@ -46,7 +45,7 @@ function runSocket(socket: WorkerSocket, answer: Extract<UpgradeAnswer, { accept
   };
   socket.addEventListener('message', (event) => {
     if (typeof event.data !== 'string') return handlers.message(null);
-    if (new TextEncoder().encode(event.data).byteLength > MAX_MESSAGE_BYTES) return socket.close(CLOSE_TOO_BIG, 'message too big');
+    if (isTooBigMessage(event.data)) return socket.close(CLOSE_TOO_BIG, 'message too big');
     handlers.message(event.data);
   });
   socket.addEventListener('close', closed);

@@ -4,6 +4,7 @@
  * input gets a `NOTICE` (or `CLOSED`/`OK false`), never an exception that would reach other clients.
  */
 import { sendOrDrop, type SocketHandlers, type SocketLike } from '../notifications/socket.ts';
+import { utf8LongerThan } from '../sockets/messages.ts';
 import { authProblem, newChallenge, PRIVATE_KINDS, readableBy } from './auth.ts';
 import { canonicalEvent, shapeProblem, type NostrEvent } from './event.ts';
 import { matchesAny, parseFilter, type Filter } from './filter.ts';
@@ -29,13 +30,6 @@ interface Subscription {
   readonly filters: readonly Filter[];
   /** Gives the subscription's place in the relay's totals back. */
   readonly release: () => void;
-}
-
-/** Whether the UTF-8 form passes `max` bytes; encodes only when the UTF-16 length (1 to 3 bytes a unit) leaves it open. */
-function longerThan(text: string, max: number): boolean {
-  if (text.length * 3 <= max) return false;
-  if (text.length > max) return true;
-  return encoder.encode(text).byteLength > max;
 }
 
 export interface ConnectionDeps {
@@ -236,7 +230,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
 
   function onMessage(text: string | null): void | Promise<void> {
     if (text === null) return notice('invalid: binary messages are not understood; send JSON text');
-    if (longerThan(text, limits.maxMessageLength)) return notice(`invalid: messages are at most ${limits.maxMessageLength} bytes`);
+    if (utf8LongerThan(text, limits.maxMessageLength)) return notice(`invalid: messages are at most ${limits.maxMessageLength} bytes`);
     let message: unknown;
     try {
       message = JSON.parse(text);
