@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, open as openCallback, rmSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, open as openCallback, openSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { StorageError, type PutBody } from '../src/storage/types.ts';
@@ -59,6 +59,35 @@ export async function writeSmallTempFile(temp: string, bytes: Uint8Array, blocki
   }
   closeSync(fd);
   return stats;
+}
+
+/**
+ * `writeSmallTempFile` into a spare (fs-spares.ts): an existing file of the data root opened, written over from
+ * the start and cut to the body's length, in blocking calls (none of them changes a directory). Null when the
+ * spare is gone or has another name beside the spare's (then nothing was written), for the caller to remove it
+ * and make a new temp file instead. `sameBlocks`: the body fit in the blocks the file had, so none waits to be
+ * allocated (a rename over an old version starts writing such blocks out, see fs-blocking.ts).
+ */
+export function writeSmallIntoSpare(spare: string, bytes: Uint8Array, blocking: BlockingCalls): { stats: BigIntStats; sameBlocks: boolean } | null {
+  return blocking.run(() => {
+    let fd;
+    try {
+      fd = openSync(spare, 'r+');
+    } catch {
+      return null;
+    }
+    try {
+      const before = fstatSync(fd, { bigint: true });
+      if (!before.isFile() || before.nlink !== 1n) return null;
+      for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written, written);
+      if (before.size > BigInt(bytes.byteLength)) ftruncateSync(fd, bytes.byteLength);
+      const stats = fstatSync(fd, { bigint: true });
+      // ext4 counts blocks reserved for delayed allocation too: no more blocks, none left to allocate.
+      return { stats, sameBlocks: stats.blocks <= before.blocks };
+    } finally {
+      closeSync(fd);
+    }
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { fstatSync, linkSync, renameSync, type BigIntStats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
@@ -15,7 +15,8 @@ import { ListingCache } from './fs-listing-cache.ts';
 import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
 import { SidecarFiles } from './fs-sidecar-files.ts';
 import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
-import { writeSmallTempFile, writeTempFile } from './fs-write.ts';
+import { SpareFiles } from './fs-spares.ts';
+import { writeSmallIntoSpare, writeSmallTempFile, writeTempFile } from './fs-write.ts';
 import { cacheBudgets } from '../src/storage/cache-budget.ts';
 import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
 import {
@@ -31,6 +32,8 @@ import {
 
 /** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
 const SMALL_BODY = 64 * 1024;
+/** Reads of a small file that changed while being read, before the driver gives up (see get). */
+const READ_ATTEMPTS = 5;
 const encoder = new TextEncoder();
 
 /**
@@ -51,6 +54,8 @@ export class FsDriver implements StorageDriver {
   private readonly revalidateAfterMs: number;
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
+  /** Old versions of small files, to be written into by later small writes (fs-spares.ts). */
+  private readonly spares = new SpareFiles();
   /** Temp names: this driver's random prefix, then a count. */
   private readonly tempPrefix = randomBytes(4).toString('hex');
   private tempCount = 0;
@@ -101,6 +106,7 @@ export class FsDriver implements StorageDriver {
 
   /** A clean stop: the next start needs no recount. */
   async close(): Promise<void> {
+    await Promise.all(this.spares.drain().map((spare) => unlink(spare).catch(() => undefined)));
     if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
     this.runningMarker = null;
   }
@@ -177,7 +183,7 @@ export class FsDriver implements StorageDriver {
     return meta;
   }
 
-  async get(path: string, options?: { range?: { start: number; end?: number } }): Promise<StoredBody | null> {
+  async get(path: string, options?: { range?: { start: number; end?: number } }, attempt = 1): Promise<StoredBody | null> {
     if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
     if (path.endsWith('/')) {
       const meta = await this.head(path);
@@ -214,14 +220,24 @@ export class FsDriver implements StorageDriver {
         return null;
       }
       const meta = await this.fileMeta(path, stats);
-      if (!options?.range && meta.size <= SMALL_BODY) {
-        const bytes = new Uint8Array(await handle.readFile());
-        await handle.close();
-        if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
-        return withBytes(meta, bytes);
-      }
       let range: { start: number; end: number } | undefined;
       if (options?.range) range = { start: options.range.start, end: Math.min(options.range.end ?? meta.size - 1, meta.size - 1) };
+      if (meta.size <= SMALL_BODY) {
+        const bytes = new Uint8Array(await handle.readFile());
+        // A small file may be a spare written into again once replaced (fs-spares.ts): what was read is this
+        // version only if the file did not change meanwhile.
+        const after = this.blocking.allowed ? this.blocking.run(() => fstatSync(handle.fd, { bigint: true })) : await handle.stat({ bigint: true });
+        await handle.close();
+        if (after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) {
+          if (attempt < READ_ATTEMPTS) return this.get(path, options, attempt + 1);
+          throw new StorageError('Conflict', `${path} kept changing while it was read`);
+        }
+        if (!range) {
+          if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
+          return withBytes(meta, bytes);
+        }
+        return { meta, body: bytesToStream(bytes.subarray(range.start, range.end + 1)), range };
+      }
       const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
       return { meta, body: Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>, range };
     } catch (error) {
@@ -234,12 +250,11 @@ export class FsDriver implements StorageDriver {
     const target = this.fsPath(path);
     if (options.ifMatch !== undefined && !(await this.head(path))) return null;
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
-    const temp = this.tempPath();
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
     // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
     const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
     const small = bytes !== undefined && bytes.byteLength <= SMALL_BODY && this.blocking.allowed;
-    const written = small ? await writeSmallTempFile(temp, bytes, this.blocking) : await writeTempFile(temp, bytes ?? body);
+    const { temp, written, quick } = small ? await this.writeSmall(bytes) : await this.writeLarge(bytes ?? body);
     let renamed = false;
     try {
       return await this.lock.run(this.lockKey(path, target), async () => {
@@ -269,8 +284,18 @@ export class FsDriver implements StorageDriver {
             throw error;
           }
         } else {
-          await rename(temp, target);
+          // The old version becomes a spare unless something else holds it (another name, a large body).
+          const spare = small && before?.isFile() && before.nlink === 1n && before.size <= SMALL_BODY && this.spares.hasRoom ? await this.linkSpare(target, quick) : null;
+          try {
+            // Neither an inode freed nor blocks to write out: a rename as quick as a stat (fs-spares.ts).
+            if (quick && spare && this.blocking.allowed) this.blocking.run(() => renameSync(temp, target));
+            else await rename(temp, target);
+          } catch (error) {
+            if (spare) await unlink(spare).catch(() => undefined);
+            throw error;
+          }
           renamed = true;
+          if (spare) this.spares.add(spare);
         }
         const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
         this.changed(path);
@@ -289,6 +314,44 @@ export class FsDriver implements StorageDriver {
       });
     } finally {
       if (!renamed) await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  /** A small body in a spare old enough to be written into, else in a new temp file. */
+  /** `quick`: written into a spare's own blocks, so renaming it over an old version kept as a spare frees and allocates nothing. */
+  private async writeSmall(bytes: Uint8Array): Promise<{ temp: string; written: BigIntStats; quick: boolean }> {
+    const expired: string[] = [];
+    const spare = this.spares.take(expired);
+    await Promise.all(expired.map((old) => unlink(old).catch(() => undefined)));
+    if (spare) {
+      let written;
+      try {
+        written = writeSmallIntoSpare(spare, bytes, this.blocking);
+      } catch (error) {
+        await unlink(spare).catch(() => undefined);
+        throw error;
+      }
+      if (written) return { temp: spare, written: written.stats, quick: written.sameBlocks };
+      await unlink(spare).catch(() => undefined);
+    }
+    const temp = this.tempPath();
+    return { temp, written: await writeSmallTempFile(temp, bytes, this.blocking), quick: false };
+  }
+
+  private async writeLarge(body: PutBody): Promise<{ temp: string; written: BigIntStats; quick: boolean }> {
+    const temp = this.tempPath();
+    return { temp, written: await writeTempFile(temp, body), quick: false };
+  }
+
+  /** A second name for the version at `target`, to keep its file as a spare once replaced; null if it cannot have one. */
+  private async linkSpare(target: string, quick: boolean): Promise<string | null> {
+    const spare = this.tempPath();
+    try {
+      if (quick && this.blocking.allowed) this.blocking.run(() => linkSync(target, spare));
+      else await link(target, spare);
+      return spare;
+    } catch {
+      return null;
     }
   }
 
