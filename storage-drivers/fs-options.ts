@@ -1,4 +1,5 @@
 /** How a data directory is opened by the fs driver (storage-drivers/fs.ts): its options and their defaults. */
+import type { SpareOptions } from './fs-spares.ts';
 
 /** The default of --cache-size: commands and tests that open a data directory get the server's caches. */
 export const DEFAULT_CACHE_BYTES = 24 * 1024 * 1024;
@@ -38,4 +39,9 @@ export interface FsOptions {
    * when not given.
    */
   foldsNames?: boolean;
+  /**
+   * Old versions of small files kept as later writes' temp files (see fs-spares.ts). On by default for the
+   * directory's server (`recover`); off for commands beside it, which would leave theirs behind.
+   */
+  spares?: SpareOptions | false;
 }

@@ -55,7 +55,7 @@ export class FsDriver implements StorageDriver {
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
   /** Old versions of small files, to be written into by later small writes (fs-spares.ts). */
-  private readonly spares = new SpareFiles();
+  private readonly spares: SpareFiles | null;
   /** Temp names: this driver's random prefix, then a count. */
   private readonly tempPrefix = randomBytes(4).toString('hex');
   private tempCount = 0;
@@ -76,6 +76,8 @@ export class FsDriver implements StorageDriver {
     this.cache = new FileCache(this.revalidateAfterMs, budgets);
     this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
+    const spares = options.spares ?? (options.recover ? {} : false);
+    this.spares = spares === false ? null : new SpareFiles(spares);
   }
 
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
@@ -106,7 +108,7 @@ export class FsDriver implements StorageDriver {
 
   /** A clean stop: the next start needs no recount. */
   async close(): Promise<void> {
-    await Promise.all(this.spares.drain().map((spare) => unlink(spare).catch(() => undefined)));
+    await Promise.all((this.spares?.drain() ?? []).map((spare) => unlink(spare).catch(() => undefined)));
     if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
     this.runningMarker = null;
   }
@@ -118,6 +120,11 @@ export class FsDriver implements StorageDriver {
   /** Temp files all go in the root: short names, and one place to sweep after a crash. */
   private tempPath(): string {
     return join(this.root, `${RESERVED_PREFIX}-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
+  }
+
+  /** A spare's name (fs-spares.ts): a temp name, told apart for those who look at the data directory. */
+  private sparePath(): string {
+    return join(this.root, `${RESERVED_PREFIX}-spare-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
   }
 
   /** Writes to one file take turns; where names fold, so do two spellings of one new name (one file there). */
@@ -285,7 +292,7 @@ export class FsDriver implements StorageDriver {
           }
         } else {
           // The old version becomes a spare unless something else holds it (another name, a large body).
-          const spare = small && before?.isFile() && before.nlink === 1n && before.size <= SMALL_BODY && this.spares.hasRoom ? await this.linkSpare(target, quick) : null;
+          const spare = small && before?.isFile() && before.nlink === 1n && before.size <= SMALL_BODY && this.spares?.hasRoom ? await this.linkSpare(target, quick) : null;
           try {
             // Neither an inode freed nor blocks to write out: a rename as quick as a stat (fs-spares.ts).
             if (quick && spare && this.blocking.allowed) this.blocking.run(() => renameSync(temp, target));
@@ -295,7 +302,7 @@ export class FsDriver implements StorageDriver {
             throw error;
           }
           renamed = true;
-          if (spare) this.spares.add(spare);
+          if (spare) this.spares!.add(spare);
         }
         const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
         this.changed(path);
@@ -321,7 +328,7 @@ export class FsDriver implements StorageDriver {
   /** `quick`: written into a spare's own blocks, so renaming it over an old version kept as a spare frees and allocates nothing. */
   private async writeSmall(bytes: Uint8Array): Promise<{ temp: string; written: BigIntStats; quick: boolean }> {
     const expired: string[] = [];
-    const spare = this.spares.take(expired);
+    const spare = this.spares?.take(expired) ?? null;
     await Promise.all(expired.map((old) => unlink(old).catch(() => undefined)));
     if (spare) {
       let written;
@@ -345,7 +352,7 @@ export class FsDriver implements StorageDriver {
 
   /** A second name for the version at `target`, to keep its file as a spare once replaced; null if it cannot have one. */
   private async linkSpare(target: string, quick: boolean): Promise<string | null> {
-    const spare = this.tempPath();
+    const spare = this.sparePath();
     try {
       if (quick && this.blocking.allowed) this.blocking.run(() => linkSync(target, spare));
       else await link(target, spare);

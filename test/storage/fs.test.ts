@@ -1,12 +1,13 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FsDriver } from '../../storage-drivers/fs.ts';
+import type { FsOptions } from '../../storage-drivers/fs-options.ts';
 import { runStorageContract } from './contract.ts';
 
 const roots: string[] = [];
-async function freshDriver(options: { blockingCalls?: boolean } = {}): Promise<FsDriver> {
+async function freshDriver(options: Pick<FsOptions, 'blockingCalls' | 'spares'> = {}): Promise<FsDriver> {
   const root = await mkdtemp(join(tmpdir(), 'svc-fs-'));
   roots.push(root);
   return FsDriver.open(root, options);
@@ -18,6 +19,79 @@ afterAll(async () => {
 runStorageContract('fs', () => freshDriver());
 // Small writes use blocking calls while the disk is quick; the asynchronous path must keep the same contract.
 runStorageContract('fs (asynchronous calls only)', () => freshDriver({ blockingCalls: false }));
+// Old versions written into by the very next small write: the contract holds with every overwrite reusing a file.
+runStorageContract('fs (spares reused at once)', () => freshDriver({ spares: { minAgeMs: 0 } }));
+
+describe('fs driver spares (old versions as the next temp files)', () => {
+  const spares = async (driver: FsDriver) => (await readdir(driver.root)).filter((name) => name.startsWith('.svc-tmp-spare-'));
+  const body = (stored: Awaited<ReturnType<FsDriver['get']>>) => new Response(stored!.body).text();
+
+  it('writes a later small write into the file of a replaced version, with a new ETag and nothing of the old body', async () => {
+    const driver = await freshDriver({ spares: { minAgeMs: 0 } });
+    await driver.put('/c/doc', JSON.stringify({ v: 'first, the longest body of the three' }), { contentType: 'application/ld+json' });
+    const first = await stat(join(driver.root, 'c', 'doc'));
+    const firstMeta = (await driver.head('/c/doc'))!;
+    await driver.put('/c/doc', JSON.stringify({ v: 'second' }), { contentType: 'application/ld+json' });
+    expect(await spares(driver)).toHaveLength(1);
+    await driver.put('/c/doc', JSON.stringify({ v: 'third' }), { contentType: 'application/ld+json' });
+    const third = await stat(join(driver.root, 'c', 'doc'));
+    expect(third.ino).toBe(first.ino);
+    expect(await readFile(join(driver.root, 'c', 'doc'), 'utf8')).toBe('{"v":"third"}');
+    const reopened = await FsDriver.open(driver.root);
+    const stored = await reopened.get('/c/doc');
+    expect(await body(stored)).toBe('{"v":"third"}');
+    expect(stored!.meta.etag).not.toBe(firstMeta.etag);
+  });
+
+  it('never writes into a spare that has another name (a backup made of hard links)', async () => {
+    const driver = await freshDriver({ spares: { minAgeMs: 0 } });
+    await driver.put('/c/doc', 'version one', { contentType: 'text/plain' });
+    await link(join(driver.root, 'c', 'doc'), join(driver.root, 'backup-of-doc'));
+    await driver.put('/c/doc', 'version two', { contentType: 'text/plain' });
+    expect(await spares(driver), 'a file with two names is kept by the other').toEqual([]);
+    await driver.put('/c/doc', 'version three', { contentType: 'text/plain' });
+    // Linked once it is a spare: a backup of the whole data directory, temp names and all.
+    const [spare] = await spares(driver);
+    await link(join(driver.root, spare!), join(driver.root, 'backup-of-spare'));
+    await driver.put('/c/doc', 'version four', { contentType: 'text/plain' });
+    expect(await readFile(join(driver.root, 'backup-of-doc'), 'utf8')).toBe('version one');
+    expect(await readFile(join(driver.root, 'backup-of-spare'), 'utf8')).toBe('version two');
+    expect(await readFile(join(driver.root, 'c', 'doc'), 'utf8')).toBe('version four');
+  });
+
+  it('keeps no spare of a large old version, and none before it is old enough', async () => {
+    const driver = await freshDriver({ spares: { minAgeMs: 60_000 } });
+    await driver.put('/c/big', 'x'.repeat(70 * 1024), { contentType: 'text/plain' });
+    await driver.put('/c/big', 'small now', { contentType: 'text/plain' });
+    expect(await spares(driver)).toEqual([]);
+    const before = await stat(join(driver.root, 'c', 'big'));
+    await driver.put('/c/big', 'small again', { contentType: 'text/plain' });
+    expect(await spares(driver)).toHaveLength(1);
+    expect((await stat(join(driver.root, 'c', 'big'))).ino).not.toBe(before.ino);
+  });
+
+  it('reads a range of a small file from one version', async () => {
+    const driver = await freshDriver({ spares: { minAgeMs: 0 } });
+    await driver.put('/c/doc', 'abcdefghij', { contentType: 'text/plain' });
+    await driver.put('/c/doc', '0123456789', { contentType: 'text/plain' });
+    const reopened = await FsDriver.open(driver.root);
+    const part = await reopened.get('/c/doc', { range: { start: 2, end: 4 } });
+    expect(part!.range).toEqual({ start: 2, end: 4 });
+    expect(await body(part)).toBe('234');
+  });
+
+  it('removes its spares on a clean stop; commands beside the server keep none', async () => {
+    const server = await FsDriver.open((await freshDriver()).root, { recover: true });
+    await server.put('/c/doc', 'one', { contentType: 'text/plain' });
+    await server.put('/c/doc', 'two', { contentType: 'text/plain' });
+    expect(await spares(server)).toHaveLength(1);
+    await server.close();
+    expect(await spares(server)).toEqual([]);
+    const command = await FsDriver.open(server.root);
+    await command.put('/c/doc', 'three', { contentType: 'text/plain' });
+    expect(await spares(command)).toEqual([]);
+  });
+});
 
 describe('fs driver layout', () => {
   it('stores plain files at their paths and hides the content-type sidecar', async () => {
