@@ -3,7 +3,7 @@
  * a container's members, and making or removing the directories of containers. The driver's caches sit above
  * these; nothing here remembers anything.
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ancestorsOf, isReservedName, parentOf } from '../src/storage/paths.ts';
@@ -35,6 +35,38 @@ export function statOfSync(file: string): BigIntStats | null {
   } catch (error) {
     if (errorCode(error) === 'ENOTDIR') return null;
     throw error;
+  }
+}
+
+/**
+ * A file of at most `maxBytes` read whole in blocking calls: its stats and bytes; null when there is no file;
+ * 'large' when it is bigger (read it as a stream); 'changed' when it changed while being read (read again).
+ */
+export function readSmallSync(file: string, maxBytes: number): { stats: BigIntStats; bytes: Uint8Array } | 'large' | 'changed' | null {
+  let fd;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    if (!stats.isFile()) return null;
+    if (stats.size > BigInt(maxBytes)) return 'large';
+    const bytes = new Uint8Array(Number(stats.size));
+    let read = 0;
+    while (read < bytes.byteLength) {
+      const got = readSync(fd, bytes, read, bytes.byteLength - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    const after = fstatSync(fd, { bigint: true });
+    if (read !== bytes.byteLength || after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) return 'changed';
+    return { stats, bytes };
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESERVED_SUFFIX } from '../src/storage/paths.ts';
 import { parseSidecar, type SidecarRecord, type SidecarStep } from './fs-sidecar.ts';
@@ -55,6 +56,15 @@ export class SidecarFiles {
   async apply(path: string, step: SidecarStep): Promise<void> {
     if (step.action === 'write') await this.write(path, step.record);
     else if (step.action === 'remove') await this.remove(path);
+  }
+
+  /** `remove` in a blocking call: for the usual case of a free path, whose sidecar is not there either. */
+  removeSync(path: string): void {
+    try {
+      unlinkSync(this.pathOf(path));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
   }
 
   async remove(path: string): Promise<void> {

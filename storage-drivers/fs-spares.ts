@@ -20,7 +20,7 @@
  * a clean stop; after a crash the start's sweep of the root's reserved names removes them.
  */
 export interface SpareOptions {
-  /** At most this many spares at once (default 1,024: a second's worth of overwrites at full speed). */
+  /** At most this many spares at once (default 2,048: a second's worth of overwrites at full speed, twice over). */
   max?: number;
   minAgeMs?: number;
   maxAgeMs?: number;
@@ -42,7 +42,7 @@ export class SpareFiles {
   #first = 0;
 
   constructor(options: SpareOptions = {}) {
-    this.#max = options.max ?? 1024;
+    this.#max = options.max ?? 2048;
     this.#minAgeMs = options.minAgeMs ?? 1000;
     this.#maxAgeMs = options.maxAgeMs ?? 60_000;
     this.#now = options.now ?? (() => Date.now());

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { fstatSync, linkSync, renameSync, type BigIntStats } from 'node:fs';
+import { fstatSync, linkSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
-import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
+import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, readSmallSync, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { DEFAULT_CACHE_BYTES, REVALIDATE_AFTER_MS, type FsOptions } from './fs-options.ts';
 import { CURRENT_LAYOUT, impliedType, impliedTypeBefore, openLayout } from './fs-layout.ts';
@@ -18,7 +18,7 @@ import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spe
 import { SpareFiles } from './fs-spares.ts';
 import { writeSmallIntoSpare, writeSmallTempFile, writeTempFile } from './fs-write.ts';
 import { cacheBudgets } from '../src/storage/cache-budget.ts';
-import { nameOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
+import { nameOf, parentOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
 import {
   StorageError,
   type DeleteOptions,
@@ -212,6 +212,15 @@ export class FsDriver implements StorageDriver {
       }
     }
     const writes = this.cache.writes;
+    if (this.blocking.allowed) {
+      const read = this.blocking.run(() => readSmallSync(this.fsPath(path), SMALL_BODY));
+      if (read === null) return null;
+      if (read === 'changed') return this.readAgain(path, options, attempt);
+      if (read !== 'large') {
+        const meta = await this.fileMeta(path, read.stats);
+        return this.smallBody(path, meta, read.bytes, options?.range, writes);
+      }
+    }
     let handle;
     try {
       handle = await open(this.fsPath(path), 'r');
@@ -227,30 +236,39 @@ export class FsDriver implements StorageDriver {
         return null;
       }
       const meta = await this.fileMeta(path, stats);
-      let range: { start: number; end: number } | undefined;
-      if (options?.range) range = { start: options.range.start, end: Math.min(options.range.end ?? meta.size - 1, meta.size - 1) };
       if (meta.size <= SMALL_BODY) {
         const bytes = new Uint8Array(await handle.readFile());
         // A small file may be a spare written into again once replaced (fs-spares.ts): what was read is this
         // version only if the file did not change meanwhile.
         const after = this.blocking.allowed ? this.blocking.run(() => fstatSync(handle.fd, { bigint: true })) : await handle.stat({ bigint: true });
         await handle.close();
-        if (after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) {
-          if (attempt < READ_ATTEMPTS) return this.get(path, options, attempt + 1);
-          throw new StorageError('Conflict', `${path} kept changing while it was read`);
-        }
-        if (!range) {
-          if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
-          return withBytes(meta, bytes);
-        }
-        return { meta, body: bytesToStream(bytes.subarray(range.start, range.end + 1)), range };
+        if (after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) return this.readAgain(path, options, attempt);
+        return this.smallBody(path, meta, bytes, options?.range, writes);
       }
+      let range: { start: number; end: number } | undefined;
+      if (options?.range) range = { start: options.range.start, end: Math.min(options.range.end ?? meta.size - 1, meta.size - 1) };
       const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
       return { meta, body: Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>, range };
     } catch (error) {
       await handle.close();
       throw error;
     }
+  }
+
+  /** A small file read whole: kept as the cached body, or the range asked for cut from it. */
+  private smallBody(path: string, meta: ResourceMeta, bytes: Uint8Array, range: { start: number; end?: number } | undefined, writes: number): StoredBody {
+    if (!range) {
+      if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
+      return withBytes(meta, bytes);
+    }
+    const end = Math.min(range.end ?? meta.size - 1, meta.size - 1);
+    return { meta, body: bytesToStream(bytes.subarray(range.start, end + 1)), range: { start: range.start, end } };
+  }
+
+  /** A small file that changed while it was read (a spare written into again, see fs-spares.ts): read again. */
+  private readAgain(path: string, options: { range?: { start: number; end?: number } } | undefined, attempt: number): Promise<StoredBody | null> {
+    if (attempt >= READ_ATTEMPTS) throw new StorageError('Conflict', `${path} kept changing while it was read`);
+    return this.get(path, options, attempt + 1);
   }
 
   async put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null> {
@@ -274,7 +292,7 @@ export class FsDriver implements StorageDriver {
         const beforeEtag = before ? metaFromStats(path, before).etag : undefined;
         if (options.ifMatch !== undefined && (!before?.isFile() || beforeEtag !== options.ifMatch)) return null;
         // A file in place proves its container exists: only a new one may need containers made.
-        const createdContainers = before ? [] : await makeParents(this.root, path);
+        const createdContainers = before ? [] : await this.makeParents(path);
         // Another request may have made a missing container meanwhile, spelled otherwise.
         if (!ancestorsExisted) await this.spellings!.check(path);
         const impliedType = this.impliedTypeOf(nameOf(path));
@@ -282,10 +300,13 @@ export class FsDriver implements StorageDriver {
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
         // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
-        await this.sidecars.apply(path, step);
+        if (step.action === 'remove' && small && this.blocking.allowed) this.blocking.run(() => this.sidecars.removeSync(path));
+        else await this.sidecars.apply(path, step);
         if (options.ifNoneMatch === '*') {
           try {
-            await link(temp, target);
+            // A new name for a file that keeps its other until the finally below: nothing freed or written out.
+            if (small && this.blocking.allowed) this.blocking.run(() => linkSync(temp, target));
+            else await link(temp, target);
           } catch (error) {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
@@ -320,8 +341,24 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
-      if (!renamed) await unlink(temp).catch(() => undefined);
+      if (!renamed) await this.removeTemp(temp, small);
     }
+  }
+
+  /** After a create-only link, the temp name only: its file lives on under the new one. */
+  private async removeTemp(temp: string, small: boolean): Promise<void> {
+    try {
+      if (small && this.blocking.allowed) this.blocking.run(() => unlinkSync(temp));
+      else await unlink(temp);
+    } catch {
+      // Swept at the next start, as after a crash.
+    }
+  }
+
+  /** The containers a new file needs made; none when its parent is there, which a blocking lstat tells. */
+  private async makeParents(path: string): Promise<string[]> {
+    if (this.blocking.allowed && this.blocking.run(() => this.statSync(parentOf(path)!))?.isDirectory()) return [];
+    return makeParents(this.root, path);
   }
 
   /** A small body in a spare old enough to be written into, else in a new temp file. */
