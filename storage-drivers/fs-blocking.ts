@@ -1,10 +1,12 @@
 /**
  * When the fs driver may make blocking file-system calls. Each asynchronous call is a round trip through
  * libuv's thread pool (futex and eventfd wake-ups on both sides), which for a small write costs the process
- * more than the call itself. Only calls that change no directory are made blocking: writing, stat'ing and
- * closing a small temp file, and lstat. Creating, linking, renaming and removing names wait on directory locks
- * and the file system's journal (a rename over an old version on ext4 first starts writing the new one out),
- * for milliseconds at times, so those stay in the thread pool, where they hold up no other request.
+ * more than the call itself. Calls that change no directory are made blocking: writing, stat'ing and
+ * closing a small temp file, reading a small file, and lstat. Creating a file, and renaming a new file over an
+ * old version that is then freed, wait on the allocator, directory locks and the journal (a rename over an old
+ * version on ext4 first starts writing the new one out), for milliseconds at times, so those stay in the
+ * thread pool, where they hold up no other request. Names that neither allocate nor free a file (a spare's
+ * link and rename, see fs-spares.ts; a create's link and the unlink of its temp name) are blocking too.
  * A disk that answers slowly (busy, remote, failing) would stall every request behind even those calls, so
  * `slowInARow` calls in a row slower than `slowCallMs` send the driver back to asynchronous calls for
  * `asyncForMs`, after which it tries again. One slow call alone says little: on a busy machine a quick call is

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockingCalls } from '../../storage-drivers/fs-blocking.ts';
-import { readMembers } from '../../storage-drivers/fs-entries.ts';
+import { readMembers, readSmallSync } from '../../storage-drivers/fs-entries.ts';
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -25,5 +25,22 @@ describe('reading a container from the disk', () => {
       expect(members.map((member) => member.path).sort()).toEqual(expected);
       expect(members.find((member) => member.path === '/c/m0599')!.size).toBe(5);
     }
+  });
+});
+
+describe('reading a small file in blocking calls', () => {
+  it('gives its bytes and stats, null where there is no file, and "large" above the limit', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-entries-'));
+    roots.push(root);
+    await writeFile(join(root, 'small'), 'hello');
+    await mkdir(join(root, 'dir'));
+    const read = readSmallSync(join(root, 'small'), 5);
+    expect(read).not.toBeNull();
+    expect(typeof read === 'object' && new TextDecoder().decode(read!.bytes)).toBe('hello');
+    expect(typeof read === 'object' && read!.stats.size).toBe(5n);
+    expect(readSmallSync(join(root, 'small'), 4)).toBe('large');
+    expect(readSmallSync(join(root, 'missing'), 4)).toBeNull();
+    expect(readSmallSync(join(root, 'small', 'below'), 4)).toBeNull();
+    expect(readSmallSync(join(root, 'dir'), 4)).toBeNull();
   });
 });
