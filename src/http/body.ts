@@ -28,6 +28,18 @@ export function limitedBody(request: Request, limit: number, refusal: () => Http
 }
 
 /**
+ * A body to store: read whole when its declared length is at most `wholeUpTo` bytes (and within the limit),
+ * so storage writes it in one step; otherwise the counting stream of `limitedBody`.
+ */
+export async function storableBody(request: Request, limit: number, wholeUpTo: number): Promise<Uint8Array | ReadableStream<Uint8Array>> {
+  const declared = request.headers.get('content-length');
+  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > Math.min(limit, wholeUpTo)) return limitedBody(request, limit);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > limit) throw tooLarge(limit);
+  return bytes;
+}
+
+/**
  * Reads a whole (limited) body as text, for documents that must be parsed before storing. A body whose
  * declared length is within the limit is read in one step, without a counting stream per chunk; its size is
  * still checked once it is read.

@@ -1,4 +1,4 @@
-import { limitedBody, readLimitedText } from '../http/body.ts';
+import { readLimitedText, storableBody } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parseRdf } from '../rdf/convert.ts';
 import { rdfLimitsOf, rdfTooLarge } from '../rdf/limits.ts';
@@ -15,6 +15,9 @@ export interface WriteBody {
   quads?: Awaited<ReturnType<typeof parseRdf>>;
 }
 
+/** A body declared at most this long is read whole before it is stored (bounded like the small bodies storage caches). */
+const WHOLE_BODY_BYTES = 64 * 1024;
+
 /** Content type of a write; Solid requires one, and it is stored, so its length is capped. */
 export function requireContentType(request: Request): string {
   const contentType = request.headers.get('content-type')?.trim();
@@ -30,8 +33,9 @@ export function requireContentType(request: Request): string {
 }
 
 /**
- * The body of a PUT or POST, validated where its type is RDF. Non-RDF bodies stream straight through,
- * cut off at the size limit.
+ * The body of a PUT or POST, validated where its type is RDF. Non-RDF bodies stream straight through, cut
+ * off at the size limit, unless they are declared small: those are read whole, so storage writes them in one
+ * step (the fs driver in blocking calls, into a spare).
  */
 export async function readWriteBody(ctx: LdpContext, path: string): Promise<WriteBody> {
   const contentType = requireContentType(ctx.request);
@@ -41,7 +45,7 @@ export async function readWriteBody(ctx: LdpContext, path: string): Promise<Writ
   if (isAcl && essence !== JSON_LD && essence !== TURTLE) {
     throw new HttpProblem(415, 'ACL documents must be JSON-LD (application/ld+json) or Turtle (text/turtle).', { type: 'unsupported-media-type' });
   }
-  if (!isRdfType(contentType)) return { body: limitedBody(ctx.request, limit), contentType };
+  if (!isRdfType(contentType)) return { body: await storableBody(ctx.request, limit, WHOLE_BODY_BYTES), contentType };
   if (!isAcl && !acceptedRdfInputs(ctx.config.conneg).includes(essence)) {
     throw new HttpProblem(415, `${essence} is accepted only with content negotiation enabled (start the server with --conneg, SVC_CONNEG=true or "conneg": true). Without it, send JSON-LD (application/ld+json).`, { type: 'conneg-disabled' });
   }
