@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readLimitedText } from '../../src/http/body.ts';
+import { readLimitedText, storableBody } from '../../src/http/body.ts';
 import { HttpProblem } from '../../src/http/problem.ts';
 
 const request = (body: string, contentLength?: string) =>
@@ -24,5 +24,22 @@ describe('readLimitedText', () => {
     // A declared length within the limit does not let a longer body through.
     expect(await status(readLimitedText(request('x'.repeat(11), '5'), 10))).toBe(413);
     expect(await status(readLimitedText(request('x'.repeat(11), 'five'), 10))).toBe(413);
+  });
+});
+
+describe('storableBody', () => {
+  it('reads a body declared within both bounds whole, as bytes', async () => {
+    const body = await storableBody(request('hello', '5'), 100, 10);
+    expect(body).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(body as Uint8Array)).toBe('hello');
+  });
+
+  it('streams a body declared longer than wholeUpTo, or not declared', async () => {
+    expect(await storableBody(request('hello world', '11'), 100, 10)).toBeInstanceOf(ReadableStream);
+    expect(await storableBody(request('hello'), 100, 10)).toBeInstanceOf(ReadableStream);
+  });
+
+  it('refuses a declared length over the limit with a 413 before reading', async () => {
+    await expect(storableBody(request('hello world', '11'), 5, 64)).rejects.toMatchObject({ status: 413 });
   });
 });
