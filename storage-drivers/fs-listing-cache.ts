@@ -12,6 +12,8 @@ const MEMBER_BYTES = 120;
 export interface DirectoryVersion {
   ino: bigint;
   mtimeNs: bigint;
+  /** The container's own metadata at this version. */
+  meta: ResourceMeta;
 }
 
 interface CachedListing extends DirectoryVersion {
@@ -66,6 +68,12 @@ export class ListingCache {
     return cached.members;
   }
 
+  /** The container's own metadata, when its directory was seen less than `withinMs` ago (as `recent`): a GET of it needs no lstat. */
+  recentMeta(container: string, withinMs: number): ResourceMeta | undefined {
+    const cached = this.#listings.peek(container);
+    return cached && performance.now() - cached.checkedAt < withinMs ? cached.meta : undefined;
+  }
+
   async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
     const cached = this.#listings.get(container);
     if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs) {
@@ -93,7 +101,7 @@ export class ListingCache {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, checkedAt: loadedAt, members: read, bytes: bytesOf(container, read) });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt, checkedAt: loadedAt, members: read, bytes: bytesOf(container, read) });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);

@@ -166,8 +166,8 @@ export class FsDriver implements StorageDriver {
 
   async head(path: string): Promise<ResourceMeta | null> {
     if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
-    const fresh = this.cache.fresh(path);
-    if (fresh) return fresh.meta;
+    const fresh = path.endsWith('/') ? this.listings.recentMeta(path, this.revalidateAfterMs) : this.cache.fresh(path)?.meta;
+    if (fresh) return fresh;
     const writes = this.cache.writes;
     const stats = await this.statNow(path);
     if (!matchesKind(path, stats)) return null;
@@ -366,7 +366,7 @@ export class FsDriver implements StorageDriver {
     if (recent) return recent;
     const dirStats = await this.statNow(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, dirStats, scan);
+    return this.listings.members(container, { ino: dirStats.ino, mtimeNs: dirStats.mtimeNs, meta: metaFromStats(container, dirStats) }, scan);
   }
 
   async usage(prefix: string): Promise<number> {
