@@ -41,6 +41,30 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
   return { container, members: visibleSorted(members) };
 }
 
+/** A body as text: one string, or pieces in order (a large listing is never made one string). */
+export type BodyText = string | readonly string[];
+
+/** The text's UTF-8 bytes, written piece by piece into one array. */
+export function encodePieces(text: BodyText): Uint8Array<ArrayBuffer> {
+  if (typeof text === 'string') return encoder.encode(text);
+  let capacity = 0;
+  for (const piece of text) capacity += piece.length;
+  let bytes = new Uint8Array(capacity);
+  let length = 0;
+  for (const piece of text) {
+    const { read, written } = encoder.encodeInto(piece, bytes.subarray(length));
+    length += written;
+    if (read === piece.length) continue;
+    // Characters beyond ASCII take more than one byte: room for the rest at up to three bytes a UTF-16 unit.
+    const rest = piece.slice(read);
+    const larger = new Uint8Array(Math.max(bytes.length * 2, length + rest.length * 3));
+    larger.set(bytes.subarray(0, length));
+    bytes = larger;
+    length += encoder.encodeInto(rest, bytes.subarray(length)).written;
+  }
+  return length === bytes.length ? bytes : bytes.slice(0, length);
+}
+
 /** What a member's metadata keeps alive, roughly (its path and ETag strings, the object). */
 const BYTES_PER_MEMBER = 160;
 /** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
@@ -68,10 +92,10 @@ export class ListingBodies {
   }
 
   /** `key` names everything the body depends on besides the listing itself (container path, origin, media type). */
-  body(listing: Listing, key: string, make: () => string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
+  body(listing: Listing, key: string, make: () => BodyText | Promise<BodyText>): Promise<Uint8Array<ArrayBuffer>> {
     const cached = this.#entries.get(key);
     if (cached && cached.members === listing.members && cached.containerEtag === listing.container.etag) return cached.body;
-    const body = Promise.resolve(make()).then((text) => encoder.encode(text));
+    const body = Promise.resolve(make()).then(encodePieces);
     const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body };
     this.#entries.set(key, entry);
     body.then(
@@ -122,13 +146,28 @@ function node(meta: ResourceMeta, url: (path: string) => string): Record<string,
   };
 }
 
-/** The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path). */
-export function listingToJsonLd(listing: Listing, url: (path: string) => string): string {
+/** Members written into one piece of a body: pieces of ~20-40 KB, garbage of the young generation. */
+const MEMBERS_PER_PIECE = 128;
+
+/** `write` of each member, joined in pieces of MEMBERS_PER_PIECE with `separator` between members. */
+function memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number) => string, separator: string): string[] {
+  const pieces: string[] = [];
+  for (let from = 0; from < members.length; from += MEMBERS_PER_PIECE) {
+    const texts: string[] = [];
+    for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) texts.push(write(members[index]!, index));
+    pieces.push((from > 0 ? separator : '') + texts.join(separator));
+  }
+  return pieces;
+}
+
+/**
+ * The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path): the
+ * text of `JSON.stringify` of the whole document, in pieces.
+ */
+export function listingToJsonLd(listing: Listing, url: (path: string) => string): string[] {
   const containerNode = { ...node(listing.container, url), contains: listing.members.map((m) => url(m.path)) };
-  return JSON.stringify({
-    '@context': CONTEXT,
-    '@graph': [containerNode, ...listing.members.map((m) => node(m, url))],
-  });
+  const head = `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
+  return [head, ...memberPieces(listing.members, (member) => `,${JSON.stringify(node(member, url))}`, ''), ']}'];
 }
 
 const TURTLE_PREFIXES = `@prefix ldp: <${LDP}>.\n@prefix dcterms: <${DCTERMS}>.\n@prefix stat: <${STAT}>.\n@prefix xsd: <${XSD}>.\n`;
@@ -156,16 +195,15 @@ function turtleDescription(meta: ResourceMeta, subject: string): string {
 
 /**
  * The listing as Turtle, written directly: the same statements as `listingToQuads`, with prefixes and member
- * IRIs relative to the container's (the document's base), in one pass over the members.
+ * IRIs relative to the container's (the document's base), in pieces.
  */
-export function listingToTurtle(listing: Listing, url: (path: string) => string): string {
+export function listingToTurtle(listing: Listing, url: (path: string) => string): string[] {
   const base = url(listing.container.path);
-  const parts: string[] = [TURTLE_PREFIXES, '\n', turtleDescription(listing.container, '<>')];
   const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
-  if (subjects.length > 0) parts.push(';\n    ldp:contains ', subjects.join(', '));
-  parts.push('.\n');
-  listing.members.forEach((member, index) => parts.push(turtleDescription(member, subjects[index]!), '.\n'));
-  return parts.join('');
+  const pieces = [TURTLE_PREFIXES, '\n', turtleDescription(listing.container, '<>')];
+  if (subjects.length > 0) pieces.push(';\n    ldp:contains ', ...memberPieces(listing.members, (_, index) => subjects[index]!, ', '));
+  pieces.push('.\n', ...memberPieces(listing.members, (member, index) => `${turtleDescription(member, subjects[index]!)}.\n`, ''));
+  return pieces;
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */
