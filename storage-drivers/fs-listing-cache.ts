@@ -21,7 +21,6 @@ interface CachedListing extends DirectoryVersion {
   /** When the directory was last seen at this version. */
   checkedAt: number;
   members: readonly ResourceMeta[];
-  bytes: number;
 }
 
 /**
@@ -40,7 +39,7 @@ export class ListingCache {
 
   /** `maxBytes`: what the cached members may take in all (see MEMBER_BYTES). */
   constructor(maxBytes: number, maxAgeMs = MAX_AGE_MS) {
-    this.#listings = new BoundedCache(maxBytes, (entry) => entry.bytes);
+    this.#listings = new BoundedCache(maxBytes, (entry, container) => bytesOf(container, entry.members));
     this.#maxAgeMs = maxAgeMs;
   }
 
@@ -101,7 +100,7 @@ export class ListingCache {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt, checkedAt: loadedAt, members: read, bytes: bytesOf(container, read) });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt, checkedAt: loadedAt, members: read });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);

@@ -30,12 +30,12 @@ function bodyOf(stored: StoredBody): BodyInit {
  * Converted representations, per storage, one per resource, syntax and origin: the ETag they were made from
  * is kept with them, so a new version replaces its old conversion. Bounded in bytes (--cache-size).
  */
-const conversions = new WeakMap<object, BoundedCache<string, { etag: string; text: string; bytes: number }>>();
+const conversions = new WeakMap<object, BoundedCache<string, { etag: string; text: string }>>();
 
 /** The stored RDF in another syntax; a resource read again unchanged is not converted again. */
 async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: string): Promise<string> {
   let cache = conversions.get(ctx.platform.storage);
-  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(cacheBudgets(ctx.config.cacheSize).conversions, (entry) => entry.bytes)));
+  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(cacheBudgets(ctx.config.cacheSize).conversions, (entry, key) => stringBytes(entry.text) + 2 * stringBytes(key) + stringBytes(entry.etag))));
   const key = `${ctx.path}\n${from}\n${to}\n${ctx.url.origin}`;
   const cached = cache.get(key);
   if (cached?.etag === stored.meta.etag) {
@@ -44,7 +44,7 @@ async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: 
   }
   const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();
   const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path), rdfLimitsOf(ctx.config.maxRdfSize));
-  cache.set(key, { etag: stored.meta.etag, text: output, bytes: stringBytes(output) + 2 * stringBytes(key) + stringBytes(stored.meta.etag) });
+  cache.set(key, { etag: stored.meta.etag, text: output });
   return output;
 }
 
