@@ -361,7 +361,7 @@ export class FsDriver implements StorageDriver {
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
-    const scan = () => readMembers(this.root, container, this.blocking);
+    const scan = (previous?: readonly ResourceMeta[]) => readMembers(this.root, container, this.blocking, previous);
     const recent = this.listings.recent(container, this.revalidateAfterMs, scan);
     if (recent) return recent;
     const dirStats = await this.statNow(container);

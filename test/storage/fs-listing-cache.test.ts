@@ -55,4 +55,23 @@ describe('the fs listing cache', () => {
     cache.invalidate('/c/b');
     expect(cache.recentMeta('/c/', 60_000)).toBeUndefined();
   });
+
+  it('serves nothing a write changed, and gives its members to the next scan to reuse', async () => {
+    const cache = new ListingCache(1 << 20, 60_000);
+    const first = [member('/c/a', 1)];
+    await cache.members('/c/', version(1n), async () => first);
+    cache.invalidate('/c/b');
+    expect(cache.recent('/c/', 60_000, () => Promise.reject(new Error('no scan expected')))).toBeUndefined();
+    const given: (readonly ResourceMeta[] | undefined)[] = [];
+    const second = [member('/c/a', 1), member('/c/b', 2)];
+    // The same directory version as before: still scanned, since a write went through svc.
+    expect(
+      await cache.members('/c/', version(1n), async (previous) => {
+        given.push(previous);
+        return second;
+      }),
+    ).toBe(second);
+    expect(given).toEqual([first]);
+    expect(given[0]).toBe(first);
+  });
 });
