@@ -41,26 +41,24 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
   return { container, members: visibleSorted(members) };
 }
 
-/** A body as text: one string, or pieces in order (a large listing is never made one string). */
-export type BodyText = string | readonly string[];
-
-/** The text's UTF-8 bytes, written piece by piece into one array. */
-export function encodePieces(text: BodyText): Uint8Array<ArrayBuffer> {
-  if (typeof text === 'string') return encoder.encode(text);
-  let capacity = 0;
-  for (const piece of text) capacity += piece.length;
-  let bytes = new Uint8Array(capacity);
+/**
+ * The UTF-8 bytes of a text made in pieces, each written into one growing array as it comes (room for
+ * `sizeHint` bytes first): a large listing is never one string, and no piece outlives its turn.
+ */
+export function encodePieces(pieces: Iterable<string>, sizeHint = 0): Uint8Array<ArrayBuffer> {
+  let bytes = new Uint8Array(Math.max(sizeHint, 256));
   let length = 0;
-  for (const piece of text) {
-    const { read, written } = encoder.encodeInto(piece, bytes.subarray(length));
-    length += written;
-    if (read === piece.length) continue;
-    // Characters beyond ASCII take more than one byte: room for the rest at up to three bytes a UTF-16 unit.
-    const rest = piece.slice(read);
-    const larger = new Uint8Array(Math.max(bytes.length * 2, length + rest.length * 3));
-    larger.set(bytes.subarray(0, length));
-    bytes = larger;
-    length += encoder.encodeInto(rest, bytes.subarray(length)).written;
+  for (let piece of pieces) {
+    for (;;) {
+      const { read, written } = encoder.encodeInto(piece, bytes.subarray(length));
+      length += written;
+      if (read === piece.length) break;
+      // Full: room for the rest at up to three bytes a UTF-16 unit.
+      piece = piece.slice(read);
+      const larger = new Uint8Array(Math.max(bytes.length * 2, length + piece.length * 3));
+      larger.set(bytes.subarray(0, length));
+      bytes = larger;
+    }
   }
   return length === bytes.length ? bytes : bytes.slice(0, length);
 }
@@ -92,10 +90,10 @@ export class ListingBodies {
   }
 
   /** `key` names everything the body depends on besides the listing itself (container path, origin, media type). */
-  body(listing: Listing, key: string, make: () => BodyText | Promise<BodyText>): Promise<Uint8Array<ArrayBuffer>> {
+  body(listing: Listing, key: string, make: () => Uint8Array<ArrayBuffer> | string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
     const cached = this.#entries.get(key);
     if (cached && cached.members === listing.members && cached.containerEtag === listing.container.etag) return cached.body;
-    const body = Promise.resolve(make()).then(encodePieces);
+    const body = Promise.resolve(make()).then((made) => (typeof made === 'string' ? encoder.encode(made) : made));
     const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body };
     this.#entries.set(key, entry);
     body.then(
@@ -150,24 +148,28 @@ function node(meta: ResourceMeta, url: (path: string) => string): Record<string,
 const MEMBERS_PER_PIECE = 128;
 
 /** `write` of each member, joined in pieces of MEMBERS_PER_PIECE with `separator` between members. */
-function memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number) => string, separator: string): string[] {
-  const pieces: string[] = [];
+function* memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number) => string, separator: string): Generator<string> {
   for (let from = 0; from < members.length; from += MEMBERS_PER_PIECE) {
     const texts: string[] = [];
     for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) texts.push(write(members[index]!, index));
-    pieces.push((from > 0 ? separator : '') + texts.join(separator));
+    yield (from > 0 ? separator : '') + texts.join(separator);
   }
-  return pieces;
+}
+
+/** A listing body's bytes, written as its pieces come. */
+export function listingBytes(pieces: Iterable<string>, listing: Listing): Uint8Array<ArrayBuffer> {
+  return encodePieces(pieces, 1024 + listing.members.length * BODY_BYTES_PER_MEMBER_GUESS);
 }
 
 /**
  * The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path): the
  * text of `JSON.stringify` of the whole document, in pieces.
  */
-export function listingToJsonLd(listing: Listing, url: (path: string) => string): string[] {
+export function* listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {
   const containerNode = { ...node(listing.container, url), contains: listing.members.map((m) => url(m.path)) };
-  const head = `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
-  return [head, ...memberPieces(listing.members, (member) => `,${JSON.stringify(node(member, url))}`, ''), ']}'];
+  yield `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
+  yield* memberPieces(listing.members, (member) => `,${JSON.stringify(node(member, url))}`, '');
+  yield ']}';
 }
 
 const TURTLE_PREFIXES = `@prefix ldp: <${LDP}>.\n@prefix dcterms: <${DCTERMS}>.\n@prefix stat: <${STAT}>.\n@prefix xsd: <${XSD}>.\n`;
@@ -197,13 +199,16 @@ function turtleDescription(meta: ResourceMeta, subject: string): string {
  * The listing as Turtle, written directly: the same statements as `listingToQuads`, with prefixes and member
  * IRIs relative to the container's (the document's base), in pieces.
  */
-export function listingToTurtle(listing: Listing, url: (path: string) => string): string[] {
+export function* listingToTurtle(listing: Listing, url: (path: string) => string): Generator<string> {
   const base = url(listing.container.path);
   const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
-  const pieces = [TURTLE_PREFIXES, '\n', turtleDescription(listing.container, '<>')];
-  if (subjects.length > 0) pieces.push(';\n    ldp:contains ', ...memberPieces(listing.members, (_, index) => subjects[index]!, ', '));
-  pieces.push('.\n', ...memberPieces(listing.members, (member, index) => `${turtleDescription(member, subjects[index]!)}.\n`, ''));
-  return pieces;
+  yield `${TURTLE_PREFIXES}\n${turtleDescription(listing.container, '<>')}`;
+  if (subjects.length > 0) {
+    yield ';\n    ldp:contains ';
+    yield* memberPieces(listing.members, (_, index) => subjects[index]!, ', ');
+  }
+  yield '.\n';
+  yield* memberPieces(listing.members, (member, index) => `${turtleDescription(member, subjects[index]!)}.\n`, '');
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */
