@@ -16,7 +16,7 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingBodiesOf, listingBytes, listingToJsonLd, listingToQuads, listingToTurtle, readListing } from './listing.ts';
+import { listingBodiesOf, listingJsonLdBytes, listingToQuads, listingTurtleBytes, readListing } from './listing.ts';
 import { resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -165,9 +165,9 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
     const body = await bodies.body(listing, `${path} ${ctx.url.origin} ${type}`, () =>
       type === JSON_LD
-        ? listingBytes(listingToJsonLd(listing, url), listing)
+        ? listingJsonLdBytes(listing, url)
         : type === TURTLE
-          ? listingBytes(listingToTurtle(listing, url), listing)
+          ? listingTurtleBytes(listing, url)
           : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
     );
     return new Response(body, { status: 200, headers });

@@ -55,18 +55,20 @@ export function encodePieces(pieces: Iterable<string>, sizeHint = 0): Uint8Array
       if (read === piece.length) break;
       // Full: room for the rest at up to three bytes a UTF-16 unit.
       piece = piece.slice(read);
-      const larger = new Uint8Array(Math.max(bytes.length * 2, length + piece.length * 3));
+      const larger = new Uint8Array(Math.max(bytes.length + (bytes.length >> 1), length + piece.length * 3));
       larger.set(bytes.subarray(0, length));
       bytes = larger;
     }
   }
-  return length === bytes.length ? bytes : bytes.slice(0, length);
+  // A little room left over stays (copying a large body costs more); more is given back.
+  return bytes.length - length <= bytes.length >> 3 ? bytes.subarray(0, length) : bytes.slice(0, length);
 }
 
 /** What a member's metadata keeps alive, roughly (its path and ETag strings, the object). */
 const BYTES_PER_MEMBER = 160;
 /** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
 const BODY_BYTES_PER_MEMBER_GUESS = 240;
+const TURTLE_BYTES_PER_MEMBER = 160;
 
 interface CachedBody {
   members: readonly ResourceMeta[];
@@ -100,7 +102,7 @@ export class ListingBodies {
       (bytes) => {
         // Charged again at its real size, if it is still cached.
         if (this.#entries.peek(key) !== entry) return;
-        entry.bytes = bytes.byteLength;
+        entry.bytes = bytes.buffer.byteLength;
         this.#entries.set(key, entry);
       },
       () => {
@@ -156,9 +158,14 @@ function* memberPieces(members: readonly ResourceMeta[], write: (member: Resourc
   }
 }
 
-/** A listing body's bytes, written as its pieces come. */
-export function listingBytes(pieces: Iterable<string>, listing: Listing): Uint8Array<ArrayBuffer> {
-  return encodePieces(pieces, 1024 + listing.members.length * BODY_BYTES_PER_MEMBER_GUESS);
+/** The listing's JSON-LD body, encoded as its pieces are made. */
+export function listingJsonLdBytes(listing: Listing, url: (path: string) => string): Uint8Array<ArrayBuffer> {
+  return encodePieces(listingToJsonLd(listing, url), 1024 + listing.members.length * BODY_BYTES_PER_MEMBER_GUESS);
+}
+
+/** The listing's Turtle body, encoded as its pieces are made. */
+export function listingTurtleBytes(listing: Listing, url: (path: string) => string): Uint8Array<ArrayBuffer> {
+  return encodePieces(listingToTurtle(listing, url), 1024 + listing.members.length * TURTLE_BYTES_PER_MEMBER);
 }
 
 /**
