@@ -68,6 +68,7 @@ export function encodePieces(pieces: Iterable<string>, sizeHint = 0): Uint8Array
 const BYTES_PER_MEMBER = 160;
 /** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
 const BODY_BYTES_PER_MEMBER_GUESS = 240;
+/** Room first made for a Turtle member's bytes (a JSON-LD one gets BODY_BYTES_PER_MEMBER_GUESS). */
 const TURTLE_BYTES_PER_MEMBER = 160;
 
 interface CachedBody {
