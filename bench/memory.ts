@@ -9,7 +9,8 @@
  * With `--snapshots` the server writes a heap snapshot (`--heapsnapshot-signal`, after a full GC, so only what
  * is live) after seeding and at the end into .bench/heap, summarised here by what the objects are; writing one
  * takes memory itself, so the VmHWM printed after it is no longer the workloads'. `--cli` runs another build
- * (a baseline's dist/cli.js), `--node-options` passes flags to its Node, `--only` picks workloads.
+ * (a baseline's dist/cli.js), `--node-options` passes flags to its Node, `--only` picks workloads, `--docdb`
+ * runs svc with --docdb against jongodb (as `npm run bench` does) and adds the docdb workloads.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,8 @@ import { positiveCount } from './args.ts';
 import { measure } from './load.ts';
 import { memoryOf, OURS, startServer, SVC_SCRIPT } from './servers.ts';
 import { measureScaling } from './scaling.ts';
-import { seedPod, withWriteConnections, WORKLOADS } from './workloads.ts';
+import { startBenchDocdb, withDocdb } from './docdb.ts';
+import { seedDocdb, seedPod, withWriteConnections, WORKLOADS } from './workloads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     'skip-scaling': { type: 'boolean', default: false },
     only: { type: 'string' },
     cli: { type: 'string' },
+    docdb: { type: 'boolean', default: false },
   },
 });
 const duration = positiveCount('duration', values.duration);
@@ -38,10 +41,12 @@ await mkdir(directory, { recursive: true });
 const extra = values['node-options'].split(' ').filter(Boolean);
 const probe = join(directory, 'memory-probe.json');
 
+const docdb = values.docdb ? await startBenchDocdb((line) => console.log(line)) : null;
+const spec = docdb ? withDocdb(OURS, docdb) : OURS;
 const server = await startServer({
-  ...OURS,
+  ...spec,
   command: (port, dataDir) => {
-    const command = OURS.command(port, dataDir);
+    const command = spec.command(port, dataDir);
     // Another build of svc (a baseline's dist/cli.js) in place of this checkout's bin/svc.js.
     if (values.cli) command.args[command.args.indexOf(SVC_SCRIPT)] = values.cli;
     return {
@@ -108,6 +113,7 @@ async function snapshot(label: string): Promise<void> {
 const mb = (value: number) => `${value.toFixed(0)} MB`;
 try {
   const target = await seedPod(await OURS.createOwner!(server.base));
+  if (docdb) target.docdb = await seedDocdb(target.owner);
   const report = async (label: string, cpuPerRequestUs?: number | null) => {
     const memory = await memoryOf(server.pid);
     const cpu = cpuPerRequestUs ? `  server CPU ${cpuPerRequestUs.toFixed(0).padStart(5)} µs/req` : '';
@@ -118,7 +124,7 @@ try {
   };
   await report('after seeding');
   await snapshot('seeding');
-  const workloads = withWriteConnections(WORKLOADS, [32]).filter((workload) => !workload.runsOn && (!values.only || workload.name.toLowerCase().includes(values.only.toLowerCase())));
+  const workloads = withWriteConnections(WORKLOADS, [32]).filter((workload) => (!workload.runsOn || workload.runsOn(target)) && (!values.only || workload.name.toLowerCase().includes(values.only.toLowerCase())));
   for (const workload of workloads) {
     const result = await measure(server.base, workload, target, { duration, connections: workload.connections ?? connections, pid: server.pid });
     if (result.failures) console.log(`  ${workload.name}: ${result.failures} failures (${result.unexpectedStatuses.join(', ')})`);
@@ -131,4 +137,5 @@ try {
   await snapshot('every workload');
 } finally {
   await server.stop();
+  await docdb?.stop();
 }

@@ -91,29 +91,56 @@ export function matchesKind(path: string, stats: BigIntStats | null): stats is B
 const SCAN_SLICE = 256;
 
 /**
+ * Gives back `previous`'s object for a member unchanged since (same path, kind, size and ETag), else `meta`: a
+ * rescan of a large container keeps alive only what changed, not a new copy of every member for the garbage
+ * collector to promote and mark. A directory is read in the same order each time, so the previous member is
+ * mostly the next one in `previous`; a member found elsewhere is looked up by path.
+ */
+function reuser(previous: readonly ResourceMeta[]): (meta: ResourceMeta) => ResourceMeta {
+  let next = 0;
+  let indexOf: Map<string, number> | undefined;
+  return (meta) => {
+    let at = next;
+    if (previous[at]?.path !== meta.path) {
+      indexOf ??= new Map(previous.map((member, index) => [member.path, index]));
+      at = indexOf.get(meta.path) ?? -1;
+    }
+    if (at < 0) return meta;
+    next = at + 1;
+    const old = previous[at]!;
+    return old.etag === meta.etag && old.size === meta.size && old.modified === meta.modified && old.isContainer === meta.isContainer ? old : meta;
+  };
+}
+
+/**
  * The members of the container at `container` (storage path) under `root`, read from the disk: the names in
  * one call, then each member's stats, blocking calls while `blocking` allows them (an lstat of a cached
- * inode takes a few microseconds, a round trip through the thread pool twenty), in slices.
+ * inode takes a few microseconds, a round trip through the thread pool twenty), in slices. Members unchanged
+ * since `previous` (an earlier scan of the same container) are its objects.
  */
-export async function readMembers(root: string, container: string, blocking: BlockingCalls): Promise<ResourceMeta[]> {
-  let entries;
+export async function readMembers(root: string, container: string, blocking: BlockingCalls, previous: readonly ResourceMeta[] = []): Promise<ResourceMeta[]> {
+  const directory = join(root, container);
+  let names: string[];
   try {
-    entries = await readdir(join(root, container), { withFileTypes: true });
+    names = await readdir(directory);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
     throw error;
   }
+  const reuse = reuser(previous);
   const members: ResourceMeta[] = [];
-  for (let start = 0; start < entries.length; start += SCAN_SLICE) {
+  for (let start = 0; start < names.length; start += SCAN_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const pending: Promise<void>[] = [];
-    for (const entry of entries.slice(start, start + SCAN_SLICE)) {
-      if (isReservedName(entry.name) || !(entry.isFile() || entry.isDirectory())) continue;
-      const path = entry.isDirectory() ? `${container}${entry.name}/` : container + entry.name;
-      const file = join(root, path);
+    for (let index = start; index < Math.min(start + SCAN_SLICE, names.length); index++) {
+      const name = names[index]!;
+      if (isReservedName(name)) continue;
+      const file = join(directory, name);
+      // Symlinks, sockets and the like are not members (lstat: a link is not followed).
       const add = (stats: BigIntStats | null) => {
-        if (stats && (stats.isFile() || stats.isDirectory())) members.push(metaFromStats(path, stats));
+        if (stats?.isFile()) members.push(reuse(metaFromStats(container + name, stats)));
+        else if (stats?.isDirectory()) members.push(reuse(metaFromStats(`${container}${name}/`, stats)));
       };
       if (blocking.allowed) add(blocking.run(() => statOfSync(file)));
       else pending.push(statOf(file).then(add));

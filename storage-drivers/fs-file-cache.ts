@@ -24,7 +24,8 @@ export interface CachedFile {
  */
 export class FileCache {
   readonly #files: BoundedCache<string, CachedFile>;
-  readonly #sidecars: BoundedCache<string, { path: string; record: SidecarRecord | null }>;
+  /** The record, or null for a file without a sidecar. */
+  readonly #sidecars: BoundedCache<string, SidecarRecord | null>;
   readonly #revalidateAfterMs: number;
   #writes = 0;
 
@@ -32,7 +33,7 @@ export class FileCache {
   constructor(revalidateAfterMs: number, budgets: { fileBodies: number; fileTypes: number }) {
     this.#revalidateAfterMs = revalidateAfterMs;
     this.#files = new BoundedCache(budgets.fileBodies, (entry) => (entry.bytes?.byteLength ?? 0) + 2 * stringBytes(entry.meta.path) + FILE_ENTRY_BYTES);
-    this.#sidecars = new BoundedCache(budgets.fileTypes, ({ path, record }) => stringBytes(path) + SIDECAR_ENTRY_BYTES + (record ? 2 * stringBytes(JSON.stringify(record)) : 0));
+    this.#sidecars = new BoundedCache(budgets.fileTypes, (record, path) => stringBytes(path) + SIDECAR_ENTRY_BYTES + (record ? 2 * stringBytes(JSON.stringify(record)) : 0));
   }
 
   /** Taken before a read; `remember*` keeps the result only if no write happened since. */
@@ -60,11 +61,11 @@ export class FileCache {
   }
 
   sidecar(path: string): SidecarRecord | null | undefined {
-    return this.#sidecars.get(path)?.record;
+    return this.#sidecars.get(path);
   }
 
   rememberSidecar(path: string, sidecar: SidecarRecord | null, writesBefore = this.#writes): void {
-    if (this.#writes === writesBefore) this.#sidecars.set(path, { path, record: sidecar });
+    if (this.#writes === writesBefore) this.#sidecars.set(path, sidecar);
   }
 
   /** Forgets every file under a container, after another program changed them. */

@@ -12,14 +12,20 @@ const MEMBER_BYTES = 120;
 export interface DirectoryVersion {
   ino: bigint;
   mtimeNs: bigint;
+  /** The container's own metadata at this version. */
+  meta: ResourceMeta;
 }
+
+/** Reads the members from the disk; `previous`, an earlier scan, lends the objects of members unchanged since. */
+export type Scan = (previous?: readonly ResourceMeta[]) => Promise<ResourceMeta[]>;
 
 interface CachedListing extends DirectoryVersion {
   loadedAt: number;
   /** When the directory was last seen at this version. */
   checkedAt: number;
   members: readonly ResourceMeta[];
-  bytes: number;
+  /** Changed by a write through svc: never served again, only the next scan's starting point (its unchanged members are reused). */
+  stale?: true;
 }
 
 /**
@@ -38,15 +44,20 @@ export class ListingCache {
 
   /** `maxBytes`: what the cached members may take in all (see MEMBER_BYTES). */
   constructor(maxBytes: number, maxAgeMs = MAX_AGE_MS) {
-    this.#listings = new BoundedCache(maxBytes, (entry) => entry.bytes);
+    this.#listings = new BoundedCache(maxBytes, (entry, container) => bytesOf(container, entry.members));
     this.#maxAgeMs = maxAgeMs;
   }
 
   /** A write to `path` changes the listings of its ancestors (and its own, for a container). */
   invalidate(path: string): void {
     this.#writes++;
-    for (const ancestor of ancestorsOf(path)) this.#listings.delete(ancestor);
-    this.#listings.delete(path);
+    for (const ancestor of ancestorsOf(path)) this.#markStale(ancestor);
+    this.#markStale(path);
+  }
+
+  #markStale(container: string): void {
+    const cached = this.#listings.peek(container);
+    if (cached) cached.stale = true;
   }
 
   /** Forgets the listings of a container, of everything under it and of its ancestors. */
@@ -59,16 +70,22 @@ export class ListingCache {
    * The members, without a look at the directory, when it was seen at their version less than `withinMs` ago
    * (as the file cache serves a body: changes made outside svc show within that time; writes through svc at once).
    */
-  recent(container: string, withinMs: number, scan: () => Promise<ResourceMeta[]>): readonly ResourceMeta[] | undefined {
+  recent(container: string, withinMs: number, scan: Scan): readonly ResourceMeta[] | undefined {
     const cached = this.#listings.get(container);
-    if (!cached || performance.now() - cached.checkedAt >= withinMs) return undefined;
+    if (!cached || cached.stale || performance.now() - cached.checkedAt >= withinMs) return undefined;
     this.#scanIfAged(container, cached, scan);
     return cached.members;
   }
 
-  async members(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>): Promise<readonly ResourceMeta[]> {
+  /** The container's own metadata, when its directory was seen less than `withinMs` ago (as `recent`): a GET of it needs no lstat. */
+  recentMeta(container: string, withinMs: number): ResourceMeta | undefined {
+    const cached = this.#listings.peek(container);
+    return cached && !cached.stale && performance.now() - cached.checkedAt < withinMs ? cached.meta : undefined;
+  }
+
+  async members(container: string, version: DirectoryVersion, scan: Scan): Promise<readonly ResourceMeta[]> {
     const cached = this.#listings.get(container);
-    if (cached && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs) {
+    if (cached && !cached.stale && cached.ino === version.ino && cached.mtimeNs === version.mtimeNs) {
       cached.checkedAt = performance.now();
       this.#scanIfAged(container, cached, scan);
       return cached.members;
@@ -77,23 +94,23 @@ export class ListingCache {
   }
 
   /** An aged listing (no entry of the directory changed) still answers, while one scan looks at the members again. */
-  #scanIfAged(container: string, cached: CachedListing, scan: () => Promise<ResourceMeta[]>): void {
+  #scanIfAged(container: string, cached: CachedListing, scan: Scan): void {
     if (performance.now() - cached.loadedAt >= this.#maxAgeMs) this.#scan(container, cached, scan, cached).catch(() => undefined);
   }
 
   /** One scan of a container at a time (unless a write came since it began); what it finds is cached if no write came meanwhile. */
-  async #scan(container: string, version: DirectoryVersion, scan: () => Promise<ResourceMeta[]>, cached: CachedListing | undefined): Promise<readonly ResourceMeta[]> {
+  async #scan(container: string, version: DirectoryVersion, scan: Scan, cached: CachedListing | undefined): Promise<readonly ResourceMeta[]> {
     const pending = this.#pending.get(container);
     if (pending && pending.writes === this.#writes) return pending.members;
     const writes = this.#writes;
     const loadedAt = performance.now();
-    const members = scan();
+    const members = scan(cached?.members);
     this.#pending.set(container, { writes, members });
     try {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, loadedAt, checkedAt: loadedAt, members: read, bytes: bytesOf(container, read) });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt, checkedAt: loadedAt, members: read });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);

@@ -179,8 +179,8 @@ export class FsDriver implements StorageDriver {
 
   async head(path: string): Promise<ResourceMeta | null> {
     if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
-    const fresh = this.cache.fresh(path);
-    if (fresh) return fresh.meta;
+    const fresh = path.endsWith('/') ? this.listings.recentMeta(path, this.revalidateAfterMs) : this.cache.fresh(path)?.meta;
+    if (fresh) return fresh;
     const writes = this.cache.writes;
     const stats = await this.statNow(path);
     if (!matchesKind(path, stats)) return null;
@@ -468,12 +468,12 @@ export class FsDriver implements StorageDriver {
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
-    const scan = () => readMembers(this.root, container, this.blocking);
+    const scan = (previous?: readonly ResourceMeta[]) => readMembers(this.root, container, this.blocking, previous);
     const recent = this.listings.recent(container, this.revalidateAfterMs, scan);
     if (recent) return recent;
     const dirStats = await this.statNow(container);
     if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, dirStats, scan);
+    return this.listings.members(container, { ino: dirStats.ino, mtimeNs: dirStats.mtimeNs, meta: metaFromStats(container, dirStats) }, scan);
   }
 
   async usage(prefix: string): Promise<number> {

@@ -16,7 +16,7 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingBodiesOf, listingToJsonLd, listingToQuads, listingToTurtle, readListing } from './listing.ts';
+import { listingBodiesOf, listingJsonLdBytes, listingToQuads, listingTurtleBytes, readListing } from './listing.ts';
 import { resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -30,12 +30,12 @@ function bodyOf(stored: StoredBody): BodyInit {
  * Converted representations, per storage, one per resource, syntax and origin: the ETag they were made from
  * is kept with them, so a new version replaces its old conversion. Bounded in bytes (--cache-size).
  */
-const conversions = new WeakMap<object, BoundedCache<string, { etag: string; text: string; bytes: number }>>();
+const conversions = new WeakMap<object, BoundedCache<string, { etag: string; text: string }>>();
 
 /** The stored RDF in another syntax; a resource read again unchanged is not converted again. */
 async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: string): Promise<string> {
   let cache = conversions.get(ctx.platform.storage);
-  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(cacheBudgets(ctx.config.cacheSize).conversions, (entry) => entry.bytes)));
+  if (!cache) conversions.set(ctx.platform.storage, (cache = new BoundedCache(cacheBudgets(ctx.config.cacheSize).conversions, (entry, key) => stringBytes(entry.text) + 2 * stringBytes(key) + stringBytes(entry.etag))));
   const key = `${ctx.path}\n${from}\n${to}\n${ctx.url.origin}`;
   const cached = cache.get(key);
   if (cached?.etag === stored.meta.etag) {
@@ -44,7 +44,7 @@ async function converted(ctx: LdpContext, stored: StoredBody, from: string, to: 
   }
   const text = stored.bytes ? decoder.decode(stored.bytes) : await new Response(stored.body).text();
   const output = await convertRdf(text, from, to, urlFor(ctx, ctx.path), rdfLimitsOf(ctx.config.maxRdfSize));
-  cache.set(key, { etag: stored.meta.etag, text: output, bytes: stringBytes(output) + 2 * stringBytes(key) + stringBytes(stored.meta.etag) });
+  cache.set(key, { etag: stored.meta.etag, text: output });
   return output;
 }
 
@@ -165,9 +165,9 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
     const body = await bodies.body(listing, `${path} ${ctx.url.origin} ${type}`, () =>
       type === JSON_LD
-        ? listingToJsonLd(listing, url)
+        ? listingJsonLdBytes(listing, url)
         : type === TURTLE
-          ? listingToTurtle(listing, url)
+          ? listingTurtleBytes(listing, url)
           : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
     );
     return new Response(body, { status: 200, headers });

@@ -41,10 +41,35 @@ export async function readListing(storage: StorageDriver, container: ResourceMet
   return { container, members: visibleSorted(members) };
 }
 
+/**
+ * The UTF-8 bytes of a text made in pieces, each written into one growing array as it comes (room for
+ * `sizeHint` bytes first): a large listing is never one string, and no piece outlives its turn.
+ */
+export function encodePieces(pieces: Iterable<string>, sizeHint = 0): Uint8Array<ArrayBuffer> {
+  let bytes = new Uint8Array(Math.max(sizeHint, 256));
+  let length = 0;
+  for (let piece of pieces) {
+    for (;;) {
+      const { read, written } = encoder.encodeInto(piece, bytes.subarray(length));
+      length += written;
+      if (read === piece.length) break;
+      // Full: room for the rest at up to three bytes a UTF-16 unit.
+      piece = piece.slice(read);
+      const larger = new Uint8Array(Math.max(bytes.length + (bytes.length >> 1), length + piece.length * 3));
+      larger.set(bytes.subarray(0, length));
+      bytes = larger;
+    }
+  }
+  // A little room left over stays (copying a large body costs more); more is given back.
+  return bytes.length - length <= bytes.length >> 3 ? bytes.subarray(0, length) : bytes.slice(0, length);
+}
+
 /** What a member's metadata keeps alive, roughly (its path and ETag strings, the object). */
 const BYTES_PER_MEMBER = 160;
 /** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
 const BODY_BYTES_PER_MEMBER_GUESS = 240;
+/** Room first made for a Turtle member's bytes (a JSON-LD one gets BODY_BYTES_PER_MEMBER_GUESS). */
+const TURTLE_BYTES_PER_MEMBER = 160;
 
 interface CachedBody {
   members: readonly ResourceMeta[];
@@ -68,17 +93,17 @@ export class ListingBodies {
   }
 
   /** `key` names everything the body depends on besides the listing itself (container path, origin, media type). */
-  body(listing: Listing, key: string, make: () => string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
+  body(listing: Listing, key: string, make: () => Uint8Array<ArrayBuffer> | string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
     const cached = this.#entries.get(key);
     if (cached && cached.members === listing.members && cached.containerEtag === listing.container.etag) return cached.body;
-    const body = Promise.resolve(make()).then((text) => encoder.encode(text));
+    const body = Promise.resolve(make()).then((made) => (typeof made === 'string' ? encoder.encode(made) : made));
     const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body };
     this.#entries.set(key, entry);
     body.then(
       (bytes) => {
         // Charged again at its real size, if it is still cached.
         if (this.#entries.peek(key) !== entry) return;
-        entry.bytes = bytes.byteLength;
+        entry.bytes = bytes.buffer.byteLength;
         this.#entries.set(key, entry);
       },
       () => {
@@ -122,13 +147,37 @@ function node(meta: ResourceMeta, url: (path: string) => string): Record<string,
   };
 }
 
-/** The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path). */
-export function listingToJsonLd(listing: Listing, url: (path: string) => string): string {
+/** Members written into one piece of a body: pieces of ~20-40 KB, garbage of the young generation. */
+const MEMBERS_PER_PIECE = 128;
+
+/** `write` of each member, joined in pieces of MEMBERS_PER_PIECE with `separator` between members. */
+function* memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number) => string, separator: string): Generator<string> {
+  for (let from = 0; from < members.length; from += MEMBERS_PER_PIECE) {
+    const texts: string[] = [];
+    for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) texts.push(write(members[index]!, index));
+    yield (from > 0 ? separator : '') + texts.join(separator);
+  }
+}
+
+/** The listing's JSON-LD body, encoded as its pieces are made. */
+export function listingJsonLdBytes(listing: Listing, url: (path: string) => string): Uint8Array<ArrayBuffer> {
+  return encodePieces(listingToJsonLd(listing, url), 1024 + listing.members.length * BODY_BYTES_PER_MEMBER_GUESS);
+}
+
+/** The listing's Turtle body, encoded as its pieces are made. */
+export function listingTurtleBytes(listing: Listing, url: (path: string) => string): Uint8Array<ArrayBuffer> {
+  return encodePieces(listingToTurtle(listing, url), 1024 + listing.members.length * TURTLE_BYTES_PER_MEMBER);
+}
+
+/**
+ * The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path): the
+ * text of `JSON.stringify` of the whole document, in pieces.
+ */
+export function* listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {
   const containerNode = { ...node(listing.container, url), contains: listing.members.map((m) => url(m.path)) };
-  return JSON.stringify({
-    '@context': CONTEXT,
-    '@graph': [containerNode, ...listing.members.map((m) => node(m, url))],
-  });
+  yield `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
+  yield* memberPieces(listing.members, (member) => `,${JSON.stringify(node(member, url))}`, '');
+  yield ']}';
 }
 
 const TURTLE_PREFIXES = `@prefix ldp: <${LDP}>.\n@prefix dcterms: <${DCTERMS}>.\n@prefix stat: <${STAT}>.\n@prefix xsd: <${XSD}>.\n`;
@@ -156,16 +205,18 @@ function turtleDescription(meta: ResourceMeta, subject: string): string {
 
 /**
  * The listing as Turtle, written directly: the same statements as `listingToQuads`, with prefixes and member
- * IRIs relative to the container's (the document's base), in one pass over the members.
+ * IRIs relative to the container's (the document's base), in pieces.
  */
-export function listingToTurtle(listing: Listing, url: (path: string) => string): string {
+export function* listingToTurtle(listing: Listing, url: (path: string) => string): Generator<string> {
   const base = url(listing.container.path);
-  const parts: string[] = [TURTLE_PREFIXES, '\n', turtleDescription(listing.container, '<>')];
   const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
-  if (subjects.length > 0) parts.push(';\n    ldp:contains ', subjects.join(', '));
-  parts.push('.\n');
-  listing.members.forEach((member, index) => parts.push(turtleDescription(member, subjects[index]!), '.\n'));
-  return parts.join('');
+  yield `${TURTLE_PREFIXES}\n${turtleDescription(listing.container, '<>')}`;
+  if (subjects.length > 0) {
+    yield ';\n    ldp:contains ';
+    yield* memberPieces(listing.members, (_, index) => subjects[index]!, ', ');
+  }
+  yield '.\n';
+  yield* memberPieces(listing.members, (member, index) => `${turtleDescription(member, subjects[index]!)}.\n`, '');
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */

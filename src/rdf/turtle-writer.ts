@@ -60,31 +60,39 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
 
   /** Nodes whose list, from them on, is not written as `( … )`: a walk that fails fails the same way from any node it passed. */
   const notInline = new Set<string>();
+  /** Lists `longList` walked and left to `render` (short ones), by their head's key: walked once, not twice. */
+  const walked = new Map<string, { items: Term[]; nodeKeys: string[] }>();
   /**
    * The members of the list starting at `head`, or null unless every node is a blank node with just rdf:first and
    * rdf:rest, referenced once, and there are at most MAX_INLINE_LIST_ITEMS of them.
    */
-  const listItems = (head: Term): { items: Term[]; nodes: Term[] } | null => {
+  const listItems = (head: Term): { items: Term[]; nodeKeys: string[] } | null => {
+    const known = walked.get(key(head));
+    if (known) {
+      walked.delete(key(head));
+      return known;
+    }
     const items: Term[] = [];
-    const nodes: Term[] = [];
+    const nodeKeys: string[] = [];
     const seen = new Set<string>();
     const fail = () => {
-      for (const node of nodes) notInline.add(key(node));
+      for (const nodeKey of nodeKeys) notInline.add(nodeKey);
       notInline.add(key(head));
       return null;
     };
     for (let node = head; !(node.termType === 'NamedNode' && node.value === NIL); ) {
-      if (notInline.has(key(node)) || !referencedOnce(node) || seen.has(key(node)) || nodes.length === MAX_INLINE_LIST_ITEMS) return fail();
-      seen.add(key(node));
+      const nodeKey = key(node);
+      if (notInline.has(nodeKey) || !referencedOnce(node) || seen.has(nodeKey) || nodeKeys.length === MAX_INLINE_LIST_ITEMS) return fail();
+      seen.add(nodeKey);
       const own = ownQuads(node);
       const first = own.find((q) => q.predicate.value === FIRST);
       const rest = own.find((q) => q.predicate.value === REST);
       if (own.length !== 2 || !first || !rest) return fail();
-      nodes.push(node);
+      nodeKeys.push(nodeKey);
       items.push(first.object);
       node = rest.object;
     }
-    return { items, nodes };
+    return { items, nodeKeys };
   };
 
   const written = new Set<string>();
@@ -118,7 +126,10 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
       node = rest.object;
       if (walking.due(1)) await cooperation.pause();
     }
-    if (items.length <= MAX_INLINE_LIST_ITEMS) return null;
+    if (items.length <= MAX_INLINE_LIST_ITEMS) {
+      walked.set(key(head), { items, nodeKeys: [...nodes] });
+      return null;
+    }
     for (const nodeKey of nodes) {
       written.add(nodeKey);
       if (walking.due(1)) await cooperation.pause();
@@ -137,7 +148,7 @@ export async function writeTurtle(quads: readonly Quad[], baseIRI: string, prefi
     written.add(key(term));
     const list = listItems(term);
     if (list) {
-      for (const node of list.nodes) written.add(key(node));
+      for (const nodeKey of list.nodeKeys) written.add(nodeKey);
       // @types/n3 declares an array here; the writer returns one pre-serialized term.
       return writer.list(list.items.map((item) => render(item, depth + 1)) as Quad['object'][]) as unknown as Term;
     }

@@ -7,10 +7,11 @@
 export class BoundedCache<K, V> {
   readonly #entries = new Map<K, { value: V; weight: number; used: boolean }>();
   readonly #maxWeight: number;
-  readonly #weigh: (value: V) => number;
+  readonly #weigh: (value: V, key: K) => number;
   #weight = 0;
 
-  constructor(maxWeight: number, weigh: (value: V) => number = () => 1) {
+  /** `weigh` is asked once per `set`: an entry needs to keep nothing for it (its key is passed too). */
+  constructor(maxWeight: number, weigh: (value: V, key: K) => number = () => 1) {
     this.#maxWeight = maxWeight;
     this.#weigh = weigh;
   }
@@ -29,7 +30,7 @@ export class BoundedCache<K, V> {
 
   set(key: K, value: V): void {
     this.delete(key);
-    const weight = this.#weigh(value);
+    const weight = this.#weigh(value, key);
     if (weight > this.#maxWeight) return;
     this.#entries.set(key, { value, weight, used: false });
     this.#weight += weight;

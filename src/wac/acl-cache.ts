@@ -37,7 +37,7 @@ export class AclCache {
   readonly #storage: StorageDriver;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
-  readonly #documents: BoundedCache<string, { authorizations: readonly Authorization[] | null; loadedAt: number; bytes: number }>;
+  readonly #documents: BoundedCache<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>;
   #generation = 0;
   /** Moved by every ACL write through any instance; what this cache's entries were loaded under. */
   readonly #shared: SharedGeneration | undefined;
@@ -48,7 +48,7 @@ export class AclCache {
    * ACL_MAX_AGE_MS, as with one instance and a change made on disk.
    */
   constructor(storage: StorageDriver, log: (line: string) => void, now: () => number = Date.now, shared?: SharedState, maxBytes = DEFAULT_MAX_BYTES) {
-    this.#documents = new BoundedCache(maxBytes, (entry) => entry.bytes);
+    this.#documents = new BoundedCache(maxBytes, (entry, aclPath) => bytesOf(aclPath, entry.authorizations));
     this.#storage = storage;
     this.#log = log;
     this.#now = now;
@@ -111,7 +111,7 @@ export class AclCache {
     const generation = this.#generation;
     const loadedAt = this.#now();
     const loaded = await this.#load(aclPath);
-    if (generation === this.#generation) this.#documents.set(aclPath, { authorizations: loaded, loadedAt, bytes: bytesOf(aclPath, loaded) });
+    if (generation === this.#generation) this.#documents.set(aclPath, { authorizations: loaded, loadedAt });
     return loaded;
   }
 

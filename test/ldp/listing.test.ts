@@ -1,6 +1,7 @@
 import { Parser, Writer, type Quad } from 'n3';
 import { describe, expect, it } from 'vitest';
-import { ListingBodies, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
+import { encodePieces, ListingBodies, listingToJsonLd, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
+import { parseRdf } from '../../src/rdf/convert.ts';
 import type { ResourceMeta } from '../../src/storage/types.ts';
 
 const BASE = 'https://pod.example/alice/box/';
@@ -26,19 +27,47 @@ describe('container listings written as Turtle', () => {
   };
 
   it('states exactly what the quads of the listing state, resolved against the container', () => {
-    const parsed = new Parser({ baseIRI: BASE }).parse(listingToTurtle(listing, url));
+    const parsed = new Parser({ baseIRI: BASE }).parse([...listingToTurtle(listing, url)].join(''));
     expect(nTriples(parsed)).toEqual(nTriples(listingToQuads(listing, url)));
   });
 
   it('keeps a member whose name has a colon from reading as an IRI scheme', () => {
-    const turtle = listingToTurtle(listing, url);
+    const turtle = [...listingToTurtle(listing, url)].join('');
     expect(turtle).toContain('<./urn:x>');
     expect(new Parser({ baseIRI: BASE }).parse(turtle).some((quad) => quad.subject.value === `${BASE}urn:x`)).toBe(true);
   });
 
   it('lists an empty container', () => {
     const empty = { container: listing.container, members: [] };
-    expect(nTriples(new Parser({ baseIRI: BASE }).parse(listingToTurtle(empty, url)))).toEqual(nTriples(listingToQuads(empty, url)));
+    expect(nTriples(new Parser({ baseIRI: BASE }).parse([...listingToTurtle(empty, url)].join('')))).toEqual(nTriples(listingToQuads(empty, url)));
+  });
+});
+
+describe('container listings written as JSON-LD', () => {
+  const members = Array.from({ length: 300 }, (_, index) => meta(`/many/m${index}${index % 2 ? '/' : '.json'}`, 1_795_639_230_000 + index));
+  const listing: Listing = { container: meta('/many/', 1_795_639_230_963, 0), members };
+
+  it('states exactly what the quads of the listing state, over more than one piece', async () => {
+    const pieces = [...listingToJsonLd(listing, url)];
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(nTriples(await parseRdf(pieces.join(''), 'application/ld+json', 'https://pod.example/alice/many/'))).toEqual(nTriples(listingToQuads(listing, url)));
+  });
+
+  it('and as Turtle, over more than one piece', () => {
+    const pieces = [...listingToTurtle(listing, url)];
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(nTriples(new Parser({ baseIRI: 'https://pod.example/alice/many/' }).parse(pieces.join('')))).toEqual(nTriples(listingToQuads(listing, url)));
+  });
+});
+
+describe('a body written in pieces', () => {
+  it('is the UTF-8 of the pieces joined, characters beyond ASCII included, whatever room it was given first', () => {
+    const pieces = ['plain ', 'é and € and 😀 ', 'x'.repeat(300), '', 'ü'];
+    for (const sizeHint of [0, 10, 5000]) {
+      expect(encodePieces(pieces, sizeHint)).toEqual(new TextEncoder().encode(pieces.join('')));
+      expect(encodePieces(['😀'.repeat(200), 'tail'], sizeHint)).toEqual(new TextEncoder().encode(`${'😀'.repeat(200)}tail`));
+      expect(encodePieces([], sizeHint)).toEqual(new Uint8Array(0));
+    }
   });
 });
 

@@ -24,4 +24,14 @@ describe('a bounded cache', () => {
     cache.set('l', 'l');
     expect([cache.get('k'), cache.get('l')]).toEqual(['two', 'l']);
   });
+
+  it('weighs an entry by its key too, so a value need not keep a copy of it for that', () => {
+    const cache = new BoundedCache<string, number>(10, (value, key) => key.length + value);
+    cache.set('abcdef', 1);
+    cache.set('xyz', 1);
+    // 7 + 4 > 10: the older entry goes.
+    expect([cache.peek('abcdef'), cache.peek('xyz')]).toEqual([undefined, 1]);
+    cache.set('toolongakey', 0);
+    expect(cache.peek('toolongakey')).toBeUndefined();
+  });
 });

@@ -26,6 +26,25 @@ describe('reading a container from the disk', () => {
       expect(members.find((member) => member.path === '/c/m0599')!.size).toBe(5);
     }
   });
+
+  it('gives back the objects of an earlier scan for members unchanged since, in any order, and new ones for what changed', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-entries-'));
+    roots.push(root);
+    await mkdir(join(root, 'c', 'sub'), { recursive: true });
+    for (const name of ['a', 'b', 'c', 'd']) await writeFile(join(root, 'c', name), name);
+    const blocking = new BlockingCalls();
+    const first = await readMembers(root, '/c/', blocking);
+    await writeFile(join(root, 'c', 'b'), 'longer now');
+    await writeFile(join(root, 'c', 'e'), 'e');
+    for (const previous of [first, [...first].reverse()]) {
+      const again = await readMembers(root, '/c/', blocking, previous);
+      const byPath = (members: typeof first, path: string) => members.find((member) => member.path === path)!;
+      for (const path of ['/c/a', '/c/c', '/c/d', '/c/sub/']) expect(byPath(again, path)).toBe(byPath(first, path));
+      expect(byPath(again, '/c/b')).not.toBe(byPath(first, '/c/b'));
+      expect(byPath(again, '/c/b').size).toBe(10);
+      expect(again.map((member) => member.path).sort()).toEqual(['/c/a', '/c/b', '/c/c', '/c/d', '/c/e', '/c/sub/']);
+    }
+  });
 });
 
 describe('reading a small file in blocking calls', () => {

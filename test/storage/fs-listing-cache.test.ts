@@ -3,7 +3,8 @@ import { ListingCache } from '../../storage-drivers/fs-listing-cache.ts';
 import type { ResourceMeta } from '../../src/storage/types.ts';
 
 const member = (path: string, size: number): ResourceMeta => ({ path, isContainer: false, size, etag: `f-${size}`, modified: 0 });
-const version = (mtimeNs: bigint) => ({ ino: 1n, mtimeNs });
+const containerMeta = (mtimeNs: bigint): ResourceMeta => ({ path: '/c/', isContainer: true, size: 0, etag: `d1-${mtimeNs}`, modified: 0 });
+const version = (mtimeNs: bigint) => ({ ino: 1n, mtimeNs, meta: containerMeta(mtimeNs) });
 
 /** A directory scan the test finishes by hand, counting how often it was started. */
 function scans(results: ResourceMeta[][]) {
@@ -43,5 +44,34 @@ describe('the fs listing cache', () => {
     expect(disk.count).toBe(2);
     disk.finish(1);
     for (const listing of await Promise.all(changed)) expect(listing).toEqual([member('/c/a', 1), member('/c/b', 2)]);
+  });
+
+  it("gives the container's own metadata as last seen while that is recent, and none once a write changed the container", async () => {
+    const cache = new ListingCache(1 << 20, 60_000);
+    expect(cache.recentMeta('/c/', 60_000)).toBeUndefined();
+    await cache.members('/c/', version(1n), async () => [member('/c/a', 1)]);
+    expect(cache.recentMeta('/c/', 60_000)).toEqual(containerMeta(1n));
+    expect(cache.recentMeta('/c/', 0)).toBeUndefined();
+    cache.invalidate('/c/b');
+    expect(cache.recentMeta('/c/', 60_000)).toBeUndefined();
+  });
+
+  it('serves nothing a write changed, and gives its members to the next scan to reuse', async () => {
+    const cache = new ListingCache(1 << 20, 60_000);
+    const first = [member('/c/a', 1)];
+    await cache.members('/c/', version(1n), async () => first);
+    cache.invalidate('/c/b');
+    expect(cache.recent('/c/', 60_000, () => Promise.reject(new Error('no scan expected')))).toBeUndefined();
+    const given: (readonly ResourceMeta[] | undefined)[] = [];
+    const second = [member('/c/a', 1), member('/c/b', 2)];
+    // The same directory version as before: still scanned, since a write went through svc.
+    expect(
+      await cache.members('/c/', version(1n), async (previous) => {
+        given.push(previous);
+        return second;
+      }),
+    ).toBe(second);
+    expect(given).toEqual([first]);
+    expect(given[0]).toBe(first);
   });
 });
