@@ -15,7 +15,7 @@ import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
-import { applyCors } from './http/headers.ts';
+import { applyCors, isFinished } from './http/headers.ts';
 import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
@@ -232,7 +232,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     }
     app.use('*', async (c, next) => {
       await next();
-      applyCors(c.req.raw, c.res.headers);
+      if (!isFinished(c.res)) applyCors(c.req.raw, c.res.headers);
     });
     // Stored content never runs with the origin of the server's own pages (docs/security.md).
     app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
