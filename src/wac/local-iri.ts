@@ -20,6 +20,26 @@ export function localBase(path: string): string {
 export function localizeIri(iri: string, serverOrigin: string | undefined, hosts?: PodHosts | null): string {
   // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
   if (iri.startsWith('/')) return iri;
+  if (hosts) return localizeParsed(iri, serverOrigin, hosts);
+  // Every request localizes its caller's WebID once or twice: the same few IRIs and origins.
+  const key = `${serverOrigin ?? ''} ${iri}`;
+  let local = localized.get(key);
+  if (local === undefined) {
+    local = localizeParsed(iri, serverOrigin, null);
+    if (key.length <= MAX_REMEMBERED_IRI) {
+      if (localized.size >= MAX_REMEMBERED_IRIS) localized.clear();
+      localized.set(key, local);
+    }
+  }
+  return local;
+}
+
+/** Localized IRIs by origin and IRI (outside subdomain mode): a bounded count of bounded strings. */
+const localized = new Map<string, string>();
+const MAX_REMEMBERED_IRIS = 1000;
+const MAX_REMEMBERED_IRI = 1024;
+
+function localizeParsed(iri: string, serverOrigin: string | undefined, hosts: PodHosts | null): string {
   let url: URL;
   try {
     url = new URL(iri);
