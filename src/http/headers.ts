@@ -46,18 +46,19 @@ export function headerOf(headers: Headers | HeaderRecord, name: string): string 
 }
 
 /**
- * Answers that already carry their CORS and isolation headers (see `finishedResponse` in ldp/respond.ts): the
- * middleware that adds those to every other answer leaves them alone.
+ * Marks an answer that already carries its CORS and isolation headers (see `finishedResponse` in
+ * ldp/respond.ts): the middleware that adds those to every other answer leaves it alone. A property, not a
+ * WeakSet: one per request would weigh on every garbage collection.
  */
-const finished = new WeakSet<Response>();
+const FINISHED = Symbol('svc.finished');
 
 export function markFinished(response: Response): Response {
-  finished.add(response);
+  (response as Response & { [FINISHED]?: true })[FINISHED] = true;
   return response;
 }
 
 export function isFinished(response: Response): boolean {
-  return finished.has(response);
+  return (response as Response & { [FINISHED]?: true })[FINISHED] === true;
 }
 
 const CONTAINER_TYPE_LINKS = `<${LDP}Container>; rel="type", <${LDP}BasicContainer>; rel="type", <${LDP}Resource>; rel="type"`;

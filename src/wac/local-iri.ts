@@ -22,20 +22,25 @@ export function localizeIri(iri: string, serverOrigin: string | undefined, hosts
   if (iri.startsWith('/')) return iri;
   if (hosts) return localizeParsed(iri, serverOrigin, hosts);
   // Every request localizes its caller's WebID once or twice: the same few IRIs and origins.
-  const key = `${serverOrigin ?? ''} ${iri}`;
-  let local = localized.get(key);
+  const origin = serverOrigin ?? '';
+  let ofOrigin = localized.get(origin);
+  let local = ofOrigin?.get(iri);
   if (local === undefined) {
     local = localizeParsed(iri, serverOrigin, null);
-    if (key.length <= MAX_REMEMBERED_IRI) {
-      if (localized.size >= MAX_REMEMBERED_IRIS) localized.clear();
-      localized.set(key, local);
+    if (iri.length <= MAX_REMEMBERED_IRI && origin.length <= MAX_REMEMBERED_IRI) {
+      if (!ofOrigin || ofOrigin.size >= MAX_REMEMBERED_IRIS) {
+        if (localized.size >= MAX_REMEMBERED_ORIGINS) localized.clear();
+        localized.set(origin, (ofOrigin = new Map()));
+      }
+      ofOrigin.set(iri, local);
     }
   }
   return local;
 }
 
-/** Localized IRIs by origin and IRI (outside subdomain mode): a bounded count of bounded strings. */
-const localized = new Map<string, string>();
+/** Localized IRIs by origin and IRI (outside subdomain mode): bounded counts of bounded strings. */
+const localized = new Map<string, Map<string, string>>();
+const MAX_REMEMBERED_ORIGINS = 16;
 const MAX_REMEMBERED_IRIS = 1000;
 const MAX_REMEMBERED_IRI = 1024;
 
