@@ -192,6 +192,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;
+  /** Set once `init` succeeded: requests then skip awaiting it (a promise and a callback each). */
+  let initialized = false;
   const init = () =>
     (started ??= (async () => {
       await assembling;
@@ -211,6 +213,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         throw error;
       });
       await singleUserPod;
+    }).then(() => {
+      initialized = true;
     });
 
   /** Wires the enabled features' parts and registers every route, in order. */
@@ -253,7 +257,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     }
     if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
     app.use('*', async (c, next) => {
-      await init();
+      if (!initialized) await init();
       if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
       await next();
     });

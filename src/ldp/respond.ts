@@ -18,28 +18,33 @@ export function isStorageRoot(ctx: Pick<LdpContext, 'platform'>, path: string): 
 /** `Accept-Post` and `Accept-Put`, with and without --conneg: built once. */
 const ACCEPTED_WRITES = [false, true].map((conneg) => `${acceptedRdfInputs(conneg).join(', ')}, */*`);
 
+/** The last Last-Modified made: reads of one resource ask for the same date over and over. */
+let lastDate = { ms: NaN, text: '' };
+
+function httpDate(ms: number): string {
+  if (ms !== lastDate.ms) lastDate = { ms, text: new Date(ms).toUTCString() };
+  return lastDate.text;
+}
+
 /** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
 export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<HeaderRecord> {
   const isContainer = isContainerPath(path);
   const storageRoot = isStorageRoot(ctx, path);
   let link = typeLinks(isContainer, storageRoot);
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
-  const headers: HeaderRecord = { link, allow: allowFor(isContainer, storageRoot) };
+  const allow = allowFor(isContainer, storageRoot);
   const acceptedWrites = ACCEPTED_WRITES[ctx.config.conneg ? 1 : 0]!;
-  if (isContainer) headers['accept-post'] = acceptedWrites;
-  else {
-    headers['accept-patch'] = ACCEPT_PATCH;
-    headers['accept-put'] = acceptedWrites;
-  }
-  headers['ms-author-via'] = 'SPARQL';
-  headers.vary = VARY;
   const modes = await ctx.access.allowedModes(ctx.caller, path);
-  headers['wac-allow'] = formatWacAllow(modes);
+  const wacAllow = formatWacAllow(modes);
+  // Built whole, so every answer of a kind has one object shape.
+  const headers: HeaderRecord = isContainer
+    ? { link, allow, 'accept-post': acceptedWrites, 'ms-author-via': 'SPARQL', vary: VARY, 'wac-allow': wacAllow }
+    : { link, allow, 'accept-patch': ACCEPT_PATCH, 'accept-put': acceptedWrites, 'ms-author-via': 'SPARQL', vary: VARY, 'wac-allow': wacAllow };
   sandboxIfOthersWrite(headers, modes.public);
   if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers, offersHeldChannels(ctx.platform));
   if (meta) {
     headers.etag = formatEtag(meta.etag);
-    headers['last-modified'] = new Date(meta.modified).toUTCString();
+    headers['last-modified'] = httpDate(meta.modified);
   }
   return headers;
 }
@@ -59,6 +64,6 @@ export function finishedResponse(ctx: LdpContext, body: BodyInit | null, status:
 export function created(headers: HeaderRecord, location: string, meta: ResourceMeta): Response {
   headers.location = location;
   headers.etag = formatEtag(meta.etag);
-  headers['last-modified'] = new Date(meta.modified).toUTCString();
+  headers['last-modified'] = httpDate(meta.modified);
   return new Response(null, { status: 201, headers });
 }
