@@ -28,10 +28,10 @@ export function localizeIri(iri: string, serverOrigin: string | undefined, hosts
   if (local === undefined) {
     local = localizeParsed(iri, serverOrigin, null);
     if (iri.length <= MAX_REMEMBERED_IRI && origin.length <= MAX_REMEMBERED_IRI) {
-      if (!ofOrigin || ofOrigin.size >= MAX_REMEMBERED_IRIS) {
+      if (!ofOrigin) {
         if (localized.size >= MAX_REMEMBERED_ORIGINS) localized.clear();
         localized.set(origin, (ofOrigin = new Map()));
-      }
+      } else if (ofOrigin.size >= MAX_REMEMBERED_IRIS) ofOrigin.clear();
       ofOrigin.set(iri, local);
     }
   }
@@ -40,9 +40,9 @@ export function localizeIri(iri: string, serverOrigin: string | undefined, hosts
 
 /** Localized IRIs by origin and IRI (outside subdomain mode): bounded counts of bounded strings. */
 const localized = new Map<string, Map<string, string>>();
-const MAX_REMEMBERED_ORIGINS = 16;
-const MAX_REMEMBERED_IRIS = 1000;
-const MAX_REMEMBERED_IRI = 1024;
+const MAX_REMEMBERED_ORIGINS = 8;
+const MAX_REMEMBERED_IRIS = 256;
+const MAX_REMEMBERED_IRI = 512;
 
 function localizeParsed(iri: string, serverOrigin: string | undefined, hosts: PodHosts | null): string {
   let url: URL;
