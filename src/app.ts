@@ -15,7 +15,7 @@ import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
-import { applyCors } from './http/headers.ts';
+import { applyCors, isFinished } from './http/headers.ts';
 import { isolation } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
@@ -192,6 +192,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;
+  /** Set once `init` succeeded: requests then skip awaiting it (a promise and a callback each). */
+  let initialized = false;
   const init = () =>
     (started ??= (async () => {
       await assembling;
@@ -211,6 +213,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         throw error;
       });
       await singleUserPod;
+    }).then(() => {
+      initialized = true;
     });
 
   /** Wires the enabled features' parts and registers every route, in order. */
@@ -232,7 +236,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     }
     app.use('*', async (c, next) => {
       await next();
-      applyCors(c.req.raw, c.res.headers);
+      if (!isFinished(c.res)) applyCors(c.req.raw, c.res.headers);
     });
     // Stored content never runs with the origin of the server's own pages (docs/security.md).
     app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
@@ -253,7 +257,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     }
     if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
     app.use('*', async (c, next) => {
-      await init();
+      if (!initialized) await init();
       if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
       await next();
     });

@@ -497,12 +497,21 @@ export class FsDriver implements StorageDriver {
   }
 }
 
+/** A body held in memory: a stream of it is made only for a reader that asks for one. */
+class BytesBody implements StoredBody {
+  readonly meta: ResourceMeta;
+  readonly bytes: Uint8Array;
+
+  constructor(meta: ResourceMeta, bytes: Uint8Array) {
+    this.meta = meta;
+    this.bytes = bytes;
+  }
+
+  get body(): ReadableStream<Uint8Array> {
+    return bytesToStream(this.bytes);
+  }
+}
+
 function withBytes(meta: ResourceMeta, bytes: Uint8Array): StoredBody {
-  return {
-    meta,
-    bytes,
-    get body() {
-      return bytesToStream(bytes);
-    },
-  };
+  return new BytesBody(meta, bytes);
 }

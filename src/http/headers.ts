@@ -28,6 +28,39 @@ export const EXPOSED_HEADERS = [
 
 export const VARY = 'Accept, Authorization, Origin';
 
+/**
+ * An answer's headers as a plain record, names in lower case. Every runtime's Response takes it as it is, and
+ * on Node one that nothing reads afterwards is written out without a Headers object ever being made.
+ */
+export type HeaderRecord = Record<string, string>;
+
+/** Sets a header (`name` in lower case) in a Headers object or a record. */
+export function setHeader(headers: Headers | HeaderRecord, name: string, value: string): void {
+  if (headers instanceof Headers) headers.set(name, value);
+  else headers[name] = value;
+}
+
+/** A header's value (`name` in lower case) in a Headers object or a record; null when absent. */
+export function headerOf(headers: Headers | HeaderRecord, name: string): string | null {
+  return headers instanceof Headers ? headers.get(name) : (headers[name] ?? null);
+}
+
+/**
+ * Marks an answer that already carries its CORS and isolation headers (see `finishedResponse` in
+ * ldp/respond.ts): the middleware that adds those to every other answer leaves it alone. A property, not a
+ * WeakSet: one per request would weigh on every garbage collection.
+ */
+const FINISHED = Symbol('svc.finished');
+
+export function markFinished(response: Response): Response {
+  (response as Response & { [FINISHED]?: true })[FINISHED] = true;
+  return response;
+}
+
+export function isFinished(response: Response): boolean {
+  return (response as Response & { [FINISHED]?: true })[FINISHED] === true;
+}
+
 const CONTAINER_TYPE_LINKS = `<${LDP}Container>; rel="type", <${LDP}BasicContainer>; rel="type", <${LDP}Resource>; rel="type"`;
 const RESOURCE_TYPE_LINKS = `<${LDP}Resource>; rel="type"`;
 
@@ -57,21 +90,21 @@ export function isServerPagePath(url: string): boolean {
  * header they read. The server's own pages answer any origin, but never with credentials: an app reads the
  * token endpoint's answer, no page reads another's session.
  */
-export function applyCors(request: Request, headers: Headers): void {
+export function applyCors(request: Request, headers: Headers | HeaderRecord): void {
   const origin = request.headers.get('origin');
   // A sandboxed page (a stored one, see isolation.ts) has the opaque origin "null": no credentials for it.
   if (origin && origin !== 'null' && !isServerPagePath(request.url)) {
-    headers.set('Access-Control-Allow-Origin', origin);
-    headers.set('Access-Control-Allow-Credentials', 'true');
-  } else headers.set('Access-Control-Allow-Origin', '*');
-  headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    setHeader(headers, 'access-control-allow-origin', origin);
+    setHeader(headers, 'access-control-allow-credentials', 'true');
+  } else setHeader(headers, 'access-control-allow-origin', '*');
+  setHeader(headers, 'access-control-expose-headers', EXPOSED_HEADERS);
   if (request.method === 'OPTIONS') {
-    headers.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE');
-    headers.set(
-      'Access-Control-Allow-Headers',
-      request.headers.get('access-control-request-headers') ??
-        'Accept, Authorization, Content-Type, DPoP, If-Match, If-None-Match, Link, Range, Slug',
+    setHeader(headers, 'access-control-allow-methods', 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE');
+    setHeader(
+      headers,
+      'access-control-allow-headers',
+      request.headers.get('access-control-request-headers') ?? 'Accept, Authorization, Content-Type, DPoP, If-Match, If-None-Match, Link, Range, Slug',
     );
-    headers.set('Access-Control-Max-Age', '86400');
+    setHeader(headers, 'access-control-max-age', '86400');
   }
 }

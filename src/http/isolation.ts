@@ -4,6 +4,7 @@
  * `/oauth/*` and the account pages: there it could act with the logged-in visitor's session.
  */
 import type { MiddlewareHandler } from 'hono';
+import { isFinished, setHeader, type HeaderRecord } from './headers.ts';
 
 /**
  * The policy of every answer that serves stored bytes on the server's own origin: a sandbox without
@@ -27,6 +28,7 @@ export function isolation(isPodHost: ((hostname: string) => boolean) | null): Mi
   if (!isPodHost) {
     return async (c, next) => {
       await next();
+      if (isFinished(c.res)) return;
       const headers = c.res.headers;
       headers.set('X-Content-Type-Options', 'nosniff');
       if (!headers.has('content-security-policy')) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
@@ -46,8 +48,14 @@ export function isolation(isPodHost: ((hostname: string) => boolean) | null): Mi
  * or to its container, as in an inbox) is sandboxed even on the pod's own host: it must not run with the
  * owner's origin either. Called with the public modes of the resource, and of its container for active types.
  */
-export function sandboxIfOthersWrite(headers: Headers, publicModes: readonly string[]): void {
-  if (publicModes.includes('append') || publicModes.includes('write')) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+export function sandboxIfOthersWrite(headers: Headers | HeaderRecord, publicModes: readonly string[]): void {
+  if (publicModes.includes('append') || publicModes.includes('write')) setHeader(headers, 'content-security-policy', STORED_CONTENT_POLICY);
+}
+
+/** In path mode, what the isolation middleware adds to an answer, added to its record beforehand. */
+export function isolatedOnServerOrigin(headers: HeaderRecord): void {
+  headers['x-content-type-options'] = 'nosniff';
+  headers['content-security-policy'] ??= STORED_CONTENT_POLICY;
 }
 
 /** Types a browser shows as a document that may run script: HTML, XHTML, SVG, and XML (through XSLT). */

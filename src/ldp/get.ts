@@ -1,5 +1,6 @@
 import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
 import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
+import type { HeaderRecord } from '../http/headers.ts';
 import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
@@ -17,7 +18,7 @@ import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { listingBodiesOf, listingJsonLdBytes, listingToQuads, listingTurtleBytes, readListing } from './listing.ts';
-import { resourceHeaders } from './respond.ts';
+import { finishedResponse, resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
 
@@ -53,20 +54,20 @@ function notFound(): HttpProblem {
 }
 
 /** 304/412 for GET and HEAD preconditions; null when the request should proceed. */
-function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Headers): Response | null {
+function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: HeaderRecord): Response | null {
   if (!ifMatchHolds(ctx.request.headers.get('if-match'), meta.etag)) {
     throw new HttpProblem(412, 'The resource does not match If-Match.', { type: 'precondition-failed' });
   }
   const ifNoneMatch = ctx.request.headers.get('if-none-match');
   if (ifNoneMatch !== null) {
-    if (!ifNoneMatchHolds(ifNoneMatch, meta.etag)) return new Response(null, { status: 304, headers });
+    if (!ifNoneMatchHolds(ifNoneMatch, meta.etag)) return finishedResponse(ctx, null, 304, headers);
     return null;
   }
   const since = ctx.request.headers.get('if-modified-since');
   if (since !== null) {
     const time = Date.parse(since);
     if (!Number.isNaN(time) && Math.floor(meta.modified / 1000) <= Math.floor(time / 1000)) {
-      return new Response(null, { status: 304, headers });
+      return finishedResponse(ctx, null, 304, headers);
     }
   }
   return null;
@@ -103,7 +104,7 @@ async function pageGraphResponse(
   ctx: LdpContext,
   stored: StoredBody | ResourceMeta,
   meta: ResourceMeta,
-  headers: Headers,
+  headers: HeaderRecord,
   accept: MediaRange[],
   headOnly: boolean,
 ): Promise<Response | null> {
@@ -118,8 +119,8 @@ async function pageGraphResponse(
     throw pageTooLarge();
   }
   if (headOnly) {
-    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
-    return new Response(null, { status: 200, headers });
+    headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+    return finishedResponse(ctx, null, 200, headers);
   }
   let graph: string;
   try {
@@ -132,12 +133,12 @@ async function pageGraphResponse(
       await again?.body.cancel();
       throw error;
     }
-    headers.set('Content-Type', meta.contentType!);
-    headers.set('Content-Length', String(meta.size));
-    return new Response(bodyOf(again), { status: 200, headers });
+    headers['content-type'] = meta.contentType!;
+    headers['content-length'] = String(meta.size);
+    return finishedResponse(ctx, bodyOf(again), 200, headers);
   }
-  headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
-  return new Response(graph, { status: 200, headers });
+  headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+  return finishedResponse(ctx, graph, 200, headers);
 }
 
 export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Response> {
@@ -158,8 +159,8 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const offers = generatedRdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);
     if (!type) throw notAcceptable(ctx, offers);
-    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
-    if (headOnly) return new Response(null, { status: 200, headers });
+    headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+    if (headOnly) return finishedResponse(ctx, null, 200, headers);
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
     const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
@@ -170,7 +171,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
           ? listingTurtleBytes(listing, url)
           : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
     );
-    return new Response(body, { status: 200, headers });
+    return finishedResponse(ctx, body, 200, headers);
   }
 
   const range = parseRange(ctx.request.headers.get('range'));
@@ -199,13 +200,13 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
       throw convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence);
     }
     if (type === storedEssence) {
-      headers.set('Content-Type', storedType);
-      headers.set('Content-Length', String(meta.size));
-      return new Response(headOnly ? null : bodyOf(stored as StoredBody), { status: 200, headers });
+      headers['content-type'] = storedType;
+      headers['content-length'] = String(meta.size);
+      return finishedResponse(ctx, headOnly ? null : bodyOf(stored as StoredBody), 200, headers);
     }
-    headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
-    if (headOnly) return new Response(null, { status: 200, headers });
-    return new Response(await converted(ctx, stored as StoredBody, storedEssence, type), { status: 200, headers });
+    headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+    if (headOnly) return finishedResponse(ctx, null, 200, headers);
+    return finishedResponse(ctx, await converted(ctx, stored as StoredBody, storedEssence, type), 200, headers);
   }
 
   if (isHtmlType(storedType)) {
@@ -213,13 +214,13 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (page) return page;
   }
 
-  headers.set('Content-Type', storedType);
-  headers.set('Accept-Ranges', 'bytes');
+  headers['content-type'] = storedType;
+  headers['accept-ranges'] = 'bytes';
   if (range && !headOnly) {
     const resolved = resolveRange(range, meta.size);
     if (!resolved) {
       await cancel();
-      headers.set('Content-Range', `bytes */${meta.size}`);
+      headers['content-range'] = `bytes */${meta.size}`;
       throw new HttpProblem(416, `The requested range is outside the ${meta.size}-byte resource.`, { type: 'range-not-satisfiable', headers });
     }
     await cancel();
@@ -228,10 +229,10 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
       await partial?.body.cancel();
       throw new HttpProblem(409, 'The resource changed while it was being read; retry the request.', { type: 'changed-while-reading' });
     }
-    headers.set('Content-Range', `bytes ${resolved.start}-${resolved.end}/${meta.size}`);
-    headers.set('Content-Length', String(resolved.end - resolved.start + 1));
-    return new Response(partial.body, { status: 206, headers });
+    headers['content-range'] = `bytes ${resolved.start}-${resolved.end}/${meta.size}`;
+    headers['content-length'] = String(resolved.end - resolved.start + 1);
+    return finishedResponse(ctx, partial.body, 206, headers);
   }
-  headers.set('Content-Length', String(meta.size));
-  return new Response(headOnly ? null : bodyOf(stored as StoredBody), { status: 200, headers });
+  headers['content-length'] = String(meta.size);
+  return finishedResponse(ctx, headOnly ? null : bodyOf(stored as StoredBody), 200, headers);
 }

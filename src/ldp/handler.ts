@@ -69,7 +69,7 @@ async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response>
     default:
       throw new HttpProblem(405, `The method ${method} is not supported here.`, {
         type: 'method-not-allowed',
-        headers: { Allow: (await resourceHeaders(ctx, ctx.path)).get('Allow')! },
+        headers: { Allow: (await resourceHeaders(ctx, ctx.path)).allow! },
       });
   }
 }

@@ -1,6 +1,6 @@
-import { ACCEPT_PATCH, allowFor, typeLinks, VARY } from '../http/headers.ts';
+import { ACCEPT_PATCH, allowFor, applyCors, markFinished, typeLinks, VARY, type HeaderRecord } from '../http/headers.ts';
 import { formatEtag } from '../http/conditional.ts';
-import { sandboxIfOthersWrite } from '../http/isolation.ts';
+import { isolatedOnServerOrigin, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { acceptedRdfInputs } from '../rdf/media.ts';
 import { isContainerPath } from '../storage/paths.ts';
 import type { ResourceMeta } from '../storage/types.ts';
@@ -18,37 +18,52 @@ export function isStorageRoot(ctx: Pick<LdpContext, 'platform'>, path: string): 
 /** `Accept-Post` and `Accept-Put`, with and without --conneg: built once. */
 const ACCEPTED_WRITES = [false, true].map((conneg) => `${acceptedRdfInputs(conneg).join(', ')}, */*`);
 
+/** The last Last-Modified made: reads of one resource ask for the same date over and over. */
+let lastDate = { ms: NaN, text: '' };
+
+function httpDate(ms: number): string {
+  if (ms !== lastDate.ms) lastDate = { ms, text: new Date(ms).toUTCString() };
+  return lastDate.text;
+}
+
 /** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
-export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<Headers> {
-  const headers = new Headers();
+export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<HeaderRecord> {
   const isContainer = isContainerPath(path);
   const storageRoot = isStorageRoot(ctx, path);
   let link = typeLinks(isContainer, storageRoot);
   if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
-  headers.set('Link', link);
-  headers.set('Allow', allowFor(isContainer, storageRoot));
+  const allow = allowFor(isContainer, storageRoot);
   const acceptedWrites = ACCEPTED_WRITES[ctx.config.conneg ? 1 : 0]!;
-  if (isContainer) headers.set('Accept-Post', acceptedWrites);
-  else {
-    headers.set('Accept-Patch', ACCEPT_PATCH);
-    headers.set('Accept-Put', acceptedWrites);
-  }
-  headers.set('MS-Author-Via', 'SPARQL');
-  headers.set('Vary', VARY);
   const modes = await ctx.access.allowedModes(ctx.caller, path);
-  headers.set('WAC-Allow', formatWacAllow(modes));
+  const wacAllow = formatWacAllow(modes);
+  // Built whole, so every answer of a kind has one object shape.
+  const headers: HeaderRecord = isContainer
+    ? { link, allow, 'accept-post': acceptedWrites, 'ms-author-via': 'SPARQL', vary: VARY, 'wac-allow': wacAllow }
+    : { link, allow, 'accept-patch': ACCEPT_PATCH, 'accept-put': acceptedWrites, 'ms-author-via': 'SPARQL', vary: VARY, 'wac-allow': wacAllow };
   sandboxIfOthersWrite(headers, modes.public);
   if (ctx.config.notifications) addNotificationHeaders(ctx.url, headers, offersHeldChannels(ctx.platform));
   if (meta) {
-    headers.set('ETag', formatEtag(meta.etag));
-    headers.set('Last-Modified', new Date(meta.modified).toUTCString());
+    headers.etag = formatEtag(meta.etag);
+    headers['last-modified'] = httpDate(meta.modified);
   }
   return headers;
 }
 
-export function created(headers: Headers, location: string, meta: ResourceMeta): Response {
-  headers.set('Location', location);
-  headers.set('ETag', formatEtag(meta.etag));
-  headers.set('Last-Modified', new Date(meta.modified).toUTCString());
+/**
+ * An answer about a resource with the CORS and isolation headers the middleware would add already in its
+ * record, so the middleware leaves it alone and it goes out as built. In subdomain mode the isolation of an
+ * answer depends on its host, so the middleware adds them there.
+ */
+export function finishedResponse(ctx: LdpContext, body: BodyInit | null, status: number, headers: HeaderRecord): Response {
+  if (ctx.config.subdomains) return new Response(body, { status, headers });
+  applyCors(ctx.request, headers);
+  isolatedOnServerOrigin(headers);
+  return markFinished(new Response(body, { status, headers }));
+}
+
+export function created(headers: HeaderRecord, location: string, meta: ResourceMeta): Response {
+  headers.location = location;
+  headers.etag = formatEtag(meta.etag);
+  headers['last-modified'] = httpDate(meta.modified);
   return new Response(null, { status: 201, headers });
 }

@@ -4,7 +4,7 @@
  * services, and a `Link` to each resource's StreamingHTTPChannel2023 stream.
  */
 import { negotiate, parseAccept } from '../http/accept.ts';
-import { PIM_STORAGE } from '../http/headers.ts';
+import { headerOf, PIM_STORAGE, setHeader, type HeaderRecord } from '../http/headers.ts';
 import { JSON_LD, TURTLE } from '../rdf/media.ts';
 import type { Platform } from '../platform.ts';
 import { CHANNEL_PATH, CHANNEL_TYPE, NOTIFY } from './channel2023.ts';
@@ -44,13 +44,13 @@ export function offersHeldChannels(platform: Pick<Platform, 'sharedState'>): boo
 }
 
 /** Adds `Updates-Via`, the storage-description link and (with `streams`) the streaming link to a resource answer. */
-export function addNotificationHeaders(url: URL, headers: Headers, streams: boolean): void {
-  headers.set('Updates-Via', webSocketOrigin(url) + SOLID01_PATH);
+export function addNotificationHeaders(url: URL, headers: Headers | HeaderRecord, streams: boolean): void {
+  setHeader(headers, 'updates-via', webSocketOrigin(url) + SOLID01_PATH);
   const origin = httpOrigin(url);
   let link = `<${origin}${STORAGE_DESCRIPTION_PATH}>; rel="${STORAGE_DESCRIPTION_REL}"`;
   if (streams) link += `, ${streamingLink(origin, origin + url.pathname)}`;
-  const existing = headers.get('Link');
-  headers.set('Link', existing ? `${existing}, ${link}` : link);
+  const existing = headerOf(headers, 'link');
+  setHeader(headers, 'link', existing ? `${existing}, ${link}` : link);
 }
 
 /** The subscription services a server offers: where each is and which channel type it creates. */

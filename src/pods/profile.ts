@@ -1,6 +1,8 @@
 import { negotiate, parseAccept } from '../http/accept.ts';
+import type { HeaderRecord } from '../http/headers.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { urlFor, type LdpContext } from '../ldp/context.ts';
+import { finishedResponse } from '../ldp/respond.ts';
 import { listingToQuads, readListing } from '../ldp/listing.ts';
 import { serializeQuads } from '../rdf/convert.ts';
 import { HTML, parseHtmlGraph } from '../rdf/html.ts';
@@ -21,7 +23,7 @@ async function readProfilePage(ctx: LdpContext): Promise<string | null> {
  * GET/HEAD of a pod root: the profile page for clients that prefer HTML, otherwise the profile graph
  * together with the container listing, so `<pod>/#me` dereferences. Null for any other container.
  */
-export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, headers: Headers, headOnly: boolean): Promise<Response | null> {
+export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, headers: HeaderRecord, headOnly: boolean): Promise<Response | null> {
   if (!isPodRoot(ctx.platform.storage, ctx.path)) return null;
   const offers = [...generatedRdfOutputs(ctx.config.conneg), HTML];
   const type = negotiate(parseAccept(ctx.request.headers.get('accept')), offers);
@@ -29,14 +31,14 @@ export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, heade
   const page = await readProfilePage(ctx);
   if (page === null) return null;
   if (type === HTML) {
-    headers.set('Content-Type', 'text/html; charset=utf-8');
-    return new Response(headOnly ? null : page, { status: 200, headers });
+    headers['content-type'] = 'text/html; charset=utf-8';
+    return finishedResponse(ctx, headOnly ? null : page, 200, headers);
   }
-  headers.set('Content-Type', type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`);
-  if (headOnly) return new Response(null, { status: 200, headers });
+  headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+  if (headOnly) return finishedResponse(ctx, null, 200, headers);
   const base = urlFor(ctx, ctx.path);
   const listing = await readListing(ctx.platform.storage, meta);
   // The profile graph is what the page carries (its JSON-LD island), resolved against the pod root.
   const quads = [...(await parseHtmlGraph(page, HTML, base)), ...listingToQuads(listing, (p) => urlFor(ctx, p))];
-  return new Response(await serializeQuads(quads, type, base), { status: 200, headers });
+  return finishedResponse(ctx, await serializeQuads(quads, type, base), 200, headers);
 }

@@ -72,6 +72,22 @@ export function checkSegment(segment: string, place: SegmentPlace): void {
  * escape the data directory or alias another path.
  */
 export function storagePathFromUrlPath(urlPath: string): string {
+  const known = decodedPaths.get(urlPath);
+  if (known !== undefined) return known;
+  const path = decodePath(urlPath);
+  if (urlPath.length <= MAX_REMEMBERED_PATH) {
+    if (decodedPaths.size >= MAX_REMEMBERED_PATHS) decodedPaths.clear();
+    decodedPaths.set(urlPath, path);
+  }
+  return path;
+}
+
+/** Paths decoded and checked already (every request decodes its own): a bounded count of short strings. */
+const decodedPaths = new Map<string, string>();
+const MAX_REMEMBERED_PATHS = 1000;
+const MAX_REMEMBERED_PATH = 512;
+
+function decodePath(urlPath: string): string {
   if (!urlPath.startsWith('/')) throw new PathError('the path must start with /');
   if (urlPath.length > MAX_PATH_BYTES) throw new PathError(`the path is longer than ${MAX_PATH_BYTES} bytes`);
   if (urlPath === '/') return '/';

@@ -38,6 +38,8 @@ export class AclCache {
   readonly #log: (line: string) => void;
   readonly #now: () => number;
   readonly #documents: BoundedCache<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>;
+  /** Loads under way, so the requests that find an entry missing or aged at once share one read (at most one per path). */
+  readonly #loading = new Map<string, { generation: number; loaded: Promise<readonly Authorization[] | null> }>();
   #generation = 0;
   /** Moved by every ACL write through any instance; what this cache's entries were loaded under. */
   readonly #shared: SharedGeneration | undefined;
@@ -109,10 +111,22 @@ export class AclCache {
     const cached = this.#documents.get(aclPath);
     if (cached !== undefined && this.#now() - cached.loadedAt < ACL_MAX_AGE_MS) return cached.authorizations;
     const generation = this.#generation;
+    const pending = this.#loading.get(aclPath);
+    if (pending?.generation === generation) return pending.loaded;
     const loadedAt = this.#now();
-    const loaded = await this.#load(aclPath);
-    if (generation === this.#generation) this.#documents.set(aclPath, { authorizations: loaded, loadedAt });
-    return loaded;
+    const loaded = this.#load(aclPath).then(
+      (authorizations) => {
+        if (generation === this.#generation) this.#documents.set(aclPath, { authorizations, loadedAt });
+        return authorizations;
+      },
+    );
+    const entry = { generation, loaded };
+    this.#loading.set(aclPath, entry);
+    try {
+      return await loaded;
+    } finally {
+      if (this.#loading.get(aclPath) === entry) this.#loading.delete(aclPath);
+    }
   }
 
   async #load(aclPath: string): Promise<readonly Authorization[] | null> {

@@ -20,6 +20,31 @@ export function localBase(path: string): string {
 export function localizeIri(iri: string, serverOrigin: string | undefined, hosts?: PodHosts | null): string {
   // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
   if (iri.startsWith('/')) return iri;
+  if (hosts) return localizeParsed(iri, serverOrigin, hosts);
+  // Every request localizes its caller's WebID once or twice: the same few IRIs and origins.
+  const origin = serverOrigin ?? '';
+  let ofOrigin = localized.get(origin);
+  let local = ofOrigin?.get(iri);
+  if (local === undefined) {
+    local = localizeParsed(iri, serverOrigin, null);
+    if (iri.length <= MAX_REMEMBERED_IRI && origin.length <= MAX_REMEMBERED_IRI) {
+      if (!ofOrigin) {
+        if (localized.size >= MAX_REMEMBERED_ORIGINS) localized.clear();
+        localized.set(origin, (ofOrigin = new Map()));
+      } else if (ofOrigin.size >= MAX_REMEMBERED_IRIS) ofOrigin.clear();
+      ofOrigin.set(iri, local);
+    }
+  }
+  return local;
+}
+
+/** Localized IRIs by origin and IRI (outside subdomain mode): bounded counts of bounded strings. */
+const localized = new Map<string, Map<string, string>>();
+const MAX_REMEMBERED_ORIGINS = 8;
+const MAX_REMEMBERED_IRIS = 256;
+const MAX_REMEMBERED_IRI = 512;
+
+function localizeParsed(iri: string, serverOrigin: string | undefined, hosts: PodHosts | null): string {
   let url: URL;
   try {
     url = new URL(iri);

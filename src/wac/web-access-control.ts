@@ -67,6 +67,8 @@ function withoutAuxiliaryParents(requirements: readonly AccessRequirement[]): re
   return aclParents.size === 0 ? requirements : requirements.filter((r) => isAclPath(r.path) || !aclParents.has(r.path));
 }
 
+type RememberedModes = Map<string, { generation: number; modes: Promise<Set<AccessMode>> }>;
+
 /**
  * Web Access Control: effective ACL from the nearest ACL document (cached), authorizations by agent,
  * class, group and origin, and Control alone for ACL documents. No applicable ACL means deny.
@@ -79,9 +81,10 @@ export class WebAccessControl implements AccessControl {
   /**
    * Modes already worked out for a request (its Caller object), by agent and path: a GET asks for the same
    * ones up to three times (the check, then WAC-Allow for the user and the public). A write to any ACL in
-   * between makes them stale.
+   * between makes them stale. Kept on the Caller under this instance's key (a WeakMap entry per request would
+   * weigh on every garbage collection).
    */
-  readonly #perRequest = new WeakMap<Caller, Map<string, { generation: number; modes: Promise<Set<AccessMode>> }>>();
+  readonly #perRequest = Symbol('svc.modes');
 
   /** `cache` reads through `storage`; whoever writes ACL documents must invalidate it (see acl-storage.ts). */
   /** `hosts`: in subdomain mode, so that IRIs on every pod's host count as this server's. */
@@ -122,8 +125,10 @@ export class WebAccessControl implements AccessControl {
   }
 
   #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
-    let known = this.#perRequest.get(caller);
-    if (!known) this.#perRequest.set(caller, (known = new Map()));
+    const held = caller as Caller & { [key: symbol]: RememberedModes | undefined };
+    let known = held[this.#perRequest];
+    // Not enumerable: a copy of the caller (`{ ...caller }`, as notifications make to check again) starts afresh.
+    if (!known) Object.defineProperty(held, this.#perRequest, { value: (known = new Map()) });
     const key = `${subject.webId ?? ''}\n${path}`;
     const generation = this.#cache.generation;
     const entry = known.get(key);

@@ -30,4 +30,35 @@ describe('AclCache', () => {
     cache.invalidate('/box/.acl');
     expect(await cache.effectiveAcl('/box/')).toBeNull();
   });
+
+  it('reads an aged or missing ACL document once for all the requests that ask for it meanwhile', async () => {
+    const storage = new MemoryDriver();
+    let now = 0;
+    const cache = new AclCache(storage, () => undefined, () => now);
+    await storage.put('/box/.acl', acl('Read'), { contentType: 'text/turtle' });
+    const reads: string[] = [];
+    const get = storage.get.bind(storage);
+    storage.get = (path, options) => {
+      reads.push(path);
+      return get(path, options);
+    };
+    const lookups = () => Promise.all(Array.from({ length: 20 }, () => cache.effectiveAcl('/box/doc')));
+    expect((await lookups()).every((found) => found?.governedBy === '/box/')).toBe(true);
+    expect(reads).toEqual(['/box/doc.acl', '/box/.acl']);
+    now = ACL_MAX_AGE_MS;
+    await lookups();
+    expect(reads).toHaveLength(4);
+  });
+
+  it('does not hand a load begun before an ACL write to a request made after it', async () => {
+    const storage = new MemoryDriver();
+    const cache = new AclCache(storage, () => undefined, () => 0);
+    await storage.put('/box/.acl', acl('Read'), { contentType: 'text/turtle' });
+    const before = cache.effectiveAcl('/box/');
+    await storage.put('/box/.acl', acl('Write'), { contentType: 'text/turtle' });
+    cache.invalidate('/box/.acl');
+    const after = cache.effectiveAcl('/box/');
+    await before;
+    expect((await after)!.authorizations.flatMap((a) => [...a.modes])).toEqual(['write']);
+  });
 });
