@@ -35,20 +35,11 @@ export function remoteStorageLink(account: WebfingerAccount, withOAuth: boolean)
 
 export const remoteStorageCode: FeatureCode = {
   create(context) {
-    // The feature is on at every start, its handler's code is needed by few: it loads with the first
-    // request under /storage/ (tried again by the next one if that import fails).
+    // On at every start, needed by few: the route's code loads with the first request under /storage/.
     let route: Promise<ReturnType<typeof remoteStorageRoute>> | undefined;
-    const loadRoute = () =>
-      (route ??= import('./route.ts').then(
-        (module) => module.remoteStorageRoute(context),
-        (error: unknown) => {
-          route = undefined;
-          throw error;
-        },
-      ));
     return {
       routes(app: Hono) {
-        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next: Next) => (await loadRoute())(c, next));
+        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next: Next) => (await (route ??= import('./route.ts').then((module) => module.remoteStorageRoute(context))))(c, next));
       },
       webfinger: (account) => [remoteStorageLink(account, context.config.idp)],
     };
