@@ -7,6 +7,8 @@
  * `--cli` starts another build (a baseline's .bench/baseline/<commit>/dist/cli.js) with the flags it knows and
  * Node's defaults. `--callgrind` runs it once under valgrind's callgrind instead and prints the instructions executed from
  * spawn to the first answer, which the load does not change (run it on a machine with valgrind).
+ * It also times Node's own floor the same way: a bare node:http server answering its first request (with
+ * NODE_EXTRA_CA_CERTS set, Node parses those certificates at every start, before any JavaScript runs).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,11 +25,15 @@ const preload = join(import.meta.dirname, 'first-answer.mjs');
 // Another build gets only the flags it knows (as a --baseline does) and Node's defaults.
 const known = values.cli ? flagsOf(values.cli) : null;
 
-async function once(wrap: string[]): Promise<{ wallMs: number; cpuMs: number }> {
+/** Node's floor: a bare node:http server, its port as the script's first argument. */
+const FLOOR = `require('node:http').createServer((request, response) => response.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')`;
+
+async function once(wrap: string[], floor = false): Promise<{ wallMs: number; cpuMs: number }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-startup-'));
   const port = await freePort();
   let args = OURS.command(port, dataDir).args;
   if (values.cli) args = [values.cli, ...knownArgs(args.slice(args.indexOf(SVC_SCRIPT) + 1), known!).args];
+  if (floor) args = ['-e', FLOOR, String(port)];
   const [command, ...rest] = [...wrap, process.execPath, '--import', preload, ...args];
   const child = spawn(command!, rest, { env: { ...process.env, SVC_BENCH_EXIT_AFTER_FIRST: values.callgrind ? '1' : '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -38,6 +44,8 @@ async function once(wrap: string[]): Promise<{ wallMs: number; cpuMs: number }> 
     if (answered || child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  // The answer can reach us before the process has written its line: wait for the line, then stop it.
+  while (!values.callgrind && !stderr.includes('svc-first-answer') && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!values.callgrind) child.kill('SIGTERM');
   await exited;
   await rm(dataDir, { recursive: true, force: true });
@@ -56,7 +64,14 @@ if (values.callgrind) {
   execFileSync('valgrind', ['--version']);
   await once(['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null']);
 }
+// Interleaved, so both see the same load.
 const results: { wallMs: number; cpuMs: number }[] = [];
-for (let run = 0; run < runs; run++) results.push(await once([]));
+const floors: { wallMs: number; cpuMs: number }[] = [];
+for (let run = 0; run < runs; run++) {
+  results.push(await once([]));
+  floors.push(await once([], true));
+}
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
-console.log(`${values.cli ?? 'svc'}: ${runs} starts, to the end of the first answer: ${median(results.map((r) => r.wallMs)).toFixed(0)} ms (median; since the process started), CPU ${median(results.map((r) => r.cpuMs)).toFixed(0)} ms`);
+const summary = (measured: { wallMs: number; cpuMs: number }[]) => `${median(measured.map((r) => r.wallMs)).toFixed(0)} ms (median; since the process started), CPU ${median(measured.map((r) => r.cpuMs)).toFixed(0)} ms`;
+console.log(`${values.cli ?? 'svc'}: ${runs} starts, to the end of the first answer: ${summary(results)}`);
+console.log(`Node's floor (a bare node:http server${process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set' : ''}): ${summary(floors)}`);

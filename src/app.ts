@@ -22,8 +22,7 @@ import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
 import { invitesFeature } from './invites/descriptor.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
-import { handleLdp } from './ldp/handler.ts';
-import { handlePatch } from './ldp/patch.ts';
+import { handleLdp, type PatchHandler } from './ldp/handler.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { remoteStorageFeature } from './remotestorage/descriptor.ts';
 import { SharedCounterStore } from './limits/shared-counter-store.ts';
@@ -88,6 +87,10 @@ export function quotaScopeOf(config: Config): QuotaScope {
     chargedToSinglePod: FEATURES.filter((feature) => feature.enabled(config)).flatMap((feature) => feature.chargedToSinglePod?.(config) ?? []),
   });
 }
+
+/** PATCH's parsers and RDF store load with the first PATCH, not at every start. */
+let patchCode: Promise<typeof import('./ldp/patch.ts')> | undefined;
+const handlePatch: PatchHandler = async (ctx) => (await (patchCode ??= import('./ldp/patch.ts'))).handlePatch(ctx);
 
 /** Runs each feature's due work; the soonest of their next times. */
 async function runDue(work: readonly (() => Promise<number | null>)[]): Promise<number | null> {

@@ -3,11 +3,11 @@
  * in the container `remotestorage/` of the user's pod, through the same storage, ACLs, quotas and
  * notifications as LDP; the WebFinger descriptor of each user links to it. See docs/remotestorage.md.
  */
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, Next } from 'hono';
 import type { FeatureCode } from '../features/feature.ts';
 import type { JrdLink, WebfingerAccount } from '../webfinger/webfinger.ts';
-import { remoteStorageHandler } from './handler.ts';
-import { remoteStorageTargetOf, STORAGE_PREFIX } from './target.ts';
+import type { remoteStorageRoute } from './route.ts';
+import { STORAGE_PREFIX } from './target.ts';
 
 /** The `<storage_api>` this server speaks. */
 export const REMOTESTORAGE_VERSION = 'draft-dejong-remotestorage-22';
@@ -35,21 +35,13 @@ export function remoteStorageLink(account: WebfingerAccount, withOAuth: boolean)
 
 export const remoteStorageCode: FeatureCode = {
   create(context) {
-    const { config, platform, access } = context;
-    const serve = remoteStorageHandler({ config, storage: platform.storage, access, publish: context.publish });
+    // On at every start, needed by few: the route's code loads with the first request under /storage/.
+    let route: Promise<ReturnType<typeof remoteStorageRoute>> | undefined;
     return {
       routes(app: Hono) {
-        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next) => {
-          const request = c.req.raw;
-          const target = await remoteStorageTargetOf(new URL(request.url), platform.storage, config);
-          // Not a user of this server: the LDP route answers (a container /storage/ in a single-user root pod).
-          if (!target) return next();
-          // CORS preflights get their headers from the app's CORS middleware.
-          if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: target.isFolder ? 'OPTIONS, GET, HEAD' : 'OPTIONS, GET, HEAD, PUT, DELETE' } });
-          return serve(request, await context.authenticate(request), target);
-        });
+        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next: Next) => (await (route ??= import('./route.ts').then((module) => module.remoteStorageRoute(context))))(c, next));
       },
-      webfinger: (account) => [remoteStorageLink(account, config.idp)],
+      webfinger: (account) => [remoteStorageLink(account, context.config.idp)],
     };
   },
 };

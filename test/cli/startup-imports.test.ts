@@ -10,6 +10,9 @@ const TRACE = join(import.meta.dirname, '..', 'support', 'import-trace.mjs');
 /** Packages only an option or a kind of request needs: a start with the defaults answering its first request loads none. */
 const NOT_AT_START = ['rdfa-streaming-parser', '@peculiar/asn1-x509', '@peculiar/asn1-schema', '@peculiar/asn1-rsa', 'jsonld', 'jose', 'sparqljs', 'ioredis', 'mongodb', 'aws4fetch', '@fedify/fedify', 'nostr-tools/pure', 'xss', '@noble/hashes/sha2.js', '@simplewebauthn/server'];
 /** The optional features' code (their descriptors are loaded at every start; `feature.ts` only when on). */
+/** Code only one kind of request needs: remoteStorage's (always on) and PATCH's, with its parsers and n3's store. */
+const REMOTESTORAGE_HANDLER = '/src/remotestorage/handler.ts';
+const PATCH_CODE = '/src/ldp/patch.ts';
 const FEATURE_CODE = ['idp', 'oauth', 'mastodon', 'invites', 'notifications', 'nostr', 'activitypub', 'git', 'docdb', 'databrowser'].map((name) => `/src/${name}/feature.ts`);
 
 interface Started {
@@ -57,6 +60,7 @@ describe('what a start loads', () => {
     expect(loaded.has('n3')).toBe(true);
     expect(NOT_AT_START.filter((name) => loaded.has(name))).toEqual([]);
     expect(featureCode(svc.output())).toEqual([]);
+    expect(imported(svc.output()).filter((entry) => entry.url.endsWith(REMOTESTORAGE_HANDLER) || entry.url.endsWith(PATCH_CODE))).toEqual([]);
   });
 
   it("loads an enabled feature's code", async () => {
@@ -75,5 +79,30 @@ describe('what a start loads', () => {
     const graph = await fetch(`${svc.base}/alice/page.html`, { headers: { authorization, accept: 'application/ld+json' } });
     expect(await graph.text()).toContain('http://schema.org/name');
     await eventually(async () => (packages(svc!.output()).has('rdfa-streaming-parser') ? true : undefined), 'the import of rdfa-streaming-parser');
+  });
+
+  it("loads remoteStorage's handler with the first request under /storage/, which it answers", async () => {
+    svc = await startTraced();
+    const pod = (await (await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) })).json()) as { token: string };
+    const loaded = () => imported(svc!.output()).some((entry) => entry.url.endsWith(REMOTESTORAGE_HANDLER));
+    expect(loaded()).toBe(false);
+    const written = await fetch(`${svc.base}/storage/alice/notes/today.txt`, { method: 'PUT', headers: { authorization: `Bearer ${pod.token}`, 'content-type': 'text/plain' }, body: 'hello' });
+    expect(written.status).toBe(201);
+    expect(loaded()).toBe(true);
+    const read = await fetch(`${svc.base}/storage/alice/notes/today.txt`, { headers: { authorization: `Bearer ${pod.token}` } });
+    expect([read.status, await read.text()]).toEqual([200, 'hello']);
+  });
+
+  it('loads the PATCH code with the first PATCH, which it applies', async () => {
+    svc = await startTraced(['--conneg']);
+    const pod = (await (await fetch(`${svc.base}/.pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice' }) })).json()) as { token: string };
+    const authorization = `Bearer ${pod.token}`;
+    expect((await fetch(`${svc.base}/alice/data.ttl`, { method: 'PUT', headers: { authorization, 'content-type': 'text/turtle' }, body: '<#a> <#b> <#c>.' })).status).toBe(201);
+    const loaded = () => imported(svc!.output()).some((entry) => entry.url.endsWith(PATCH_CODE));
+    expect(loaded()).toBe(false);
+    const patch = '@prefix solid: <http://www.w3.org/ns/solid/terms#>. _:p a solid:InsertDeletePatch; solid:inserts { <#d> <#e> <#f>. }.';
+    expect((await fetch(`${svc.base}/alice/data.ttl`, { method: 'PATCH', headers: { authorization, 'content-type': 'text/n3' }, body: patch })).status).toBe(204);
+    expect(loaded()).toBe(true);
+    expect(await (await fetch(`${svc.base}/alice/data.ttl`, { headers: { authorization, accept: 'text/turtle' } })).text()).toContain('#d');
   });
 });
