@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { fstatSync, linkSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { lstat, mkdir, unlink } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
-import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, readSmallSync, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
+import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
+import { readFileAt, withBytes } from './fs-read.ts';
 import { DEFAULT_CACHE_BYTES, REVALIDATE_AFTER_MS, type FsOptions } from './fs-options.ts';
 import { CURRENT_LAYOUT, impliedType, impliedTypeBefore, openLayout } from './fs-layout.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
@@ -16,9 +15,9 @@ import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts'
 import { SidecarFiles } from './fs-sidecar-files.ts';
 import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
 import { SpareFiles } from './fs-spares.ts';
-import { writeSmallIntoSpare, writeSmallTempFile, writeTempFile } from './fs-write.ts';
+import { linkInPlace, SMALL_BODY, TempFiles } from './fs-temp-files.ts';
 import { cacheBudgets } from '../src/storage/cache-budget.ts';
-import { nameOf, parentOf, RESERVED_PREFIX } from '../src/storage/paths.ts';
+import { nameOf, parentOf } from '../src/storage/paths.ts';
 import {
   StorageError,
   type DeleteOptions,
@@ -30,8 +29,6 @@ import {
   type StoredBody,
 } from '../src/storage/types.ts';
 
-/** Bodies up to this size are read whole and kept in memory (validated by ETag) for the next read. */
-const SMALL_BODY = 64 * 1024;
 /** Reads of a small file that changed while being read, before the driver gives up (see get). */
 const READ_ATTEMPTS = 5;
 const encoder = new TextEncoder();
@@ -54,11 +51,7 @@ export class FsDriver implements StorageDriver {
   private readonly revalidateAfterMs: number;
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
-  /** Old versions of small files, to be written into by later small writes (fs-spares.ts). */
-  private readonly spares: SpareFiles | null;
-  /** Temp names: this driver's random prefix, then a count. */
-  private readonly tempPrefix = randomBytes(4).toString('hex');
-  private tempCount = 0;
+  private readonly temps: TempFiles;
 
   readonly root: string;
   /** Set on a directory that folds names (see FsOptions.foldsNames); null elsewhere, where nothing is checked. */
@@ -70,14 +63,15 @@ export class FsDriver implements StorageDriver {
 
   private constructor(root: string, options: FsOptions) {
     this.root = root;
-    this.sidecars = new SidecarFiles(root, () => this.tempPath());
+    this.sidecars = new SidecarFiles(root, () => this.temps.path());
     const budgets = cacheBudgets(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.revalidateAfterMs = options.revalidateAfterMs ?? REVALIDATE_AFTER_MS;
     this.cache = new FileCache(this.revalidateAfterMs, budgets);
     this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
+    // Old versions kept as spares by the directory's server only (fs-spares.ts): commands beside it would leave theirs.
     const spares = options.spares ?? (options.recover ? {} : false);
-    this.spares = spares === false ? null : new SpareFiles(spares);
+    this.temps = new TempFiles(root, this.blocking, spares === false ? null : new SpareFiles(spares));
   }
 
   static async open(root: string, options: FsOptions = {}): Promise<FsDriver> {
@@ -85,7 +79,7 @@ export class FsDriver implements StorageDriver {
     await makeDirectoryTree(absolute);
     const driver = new FsDriver(absolute, options);
     // First: a directory its server may not upgrade here is refused before anything in it changes.
-    const layout = await openLayout(absolute, { upgrade: options.recover ?? false, shared: options.shared ?? false, sidecars: driver.sidecars, tempPath: () => driver.tempPath(), ...(options.log && { log: options.log }) });
+    const layout = await openLayout(absolute, { upgrade: options.recover ?? false, shared: options.shared ?? false, sidecars: driver.sidecars, tempPath: () => driver.temps.path(), ...(options.log && { log: options.log }) });
     if (layout < CURRENT_LAYOUT) driver.impliedTypeOf = impliedTypeBefore;
     if (options.recover) {
       const recovered = await recoverDataDirectory(absolute, options.shared ?? false);
@@ -108,23 +102,13 @@ export class FsDriver implements StorageDriver {
 
   /** A clean stop: the next start needs no recount. */
   async close(): Promise<void> {
-    await Promise.all((this.spares?.drain() ?? []).map((spare) => unlink(spare).catch(() => undefined)));
+    await this.temps.close();
     if (this.runningMarker) await unlink(this.runningMarker).catch(() => undefined);
     this.runningMarker = null;
   }
 
   private fsPath(path: string): string {
     return join(this.root, path);
-  }
-
-  /** Temp files all go in the root: short names, and one place to sweep after a crash. */
-  private tempPath(): string {
-    return join(this.root, `${RESERVED_PREFIX}-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
-  }
-
-  /** A spare's name (fs-spares.ts): a temp name, told apart for those who look at the data directory. */
-  private sparePath(): string {
-    return join(this.root, `${RESERVED_PREFIX}-spare-${this.tempPrefix}${(this.tempCount++).toString(36)}`);
   }
 
   /** Writes to one file take turns; where names fold, so do two spellings of one new name (one file there). */
@@ -212,47 +196,12 @@ export class FsDriver implements StorageDriver {
       }
     }
     const writes = this.cache.writes;
-    if (this.blocking.allowed) {
-      const read = this.blocking.run(() => readSmallSync(this.fsPath(path), SMALL_BODY));
-      if (read === null) return null;
-      if (read === 'changed') return this.readAgain(path, options, attempt);
-      if (read !== 'large') {
-        const meta = await this.fileMeta(path, read.stats);
-        return this.smallBody(path, meta, read.bytes, options?.range, writes);
-      }
-    }
-    let handle;
-    try {
-      handle = await open(this.fsPath(path), 'r');
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-      throw error;
-    }
-    try {
-      const stats = await handle.stat({ bigint: true });
-      if (!stats.isFile()) {
-        await handle.close();
-        return null;
-      }
-      const meta = await this.fileMeta(path, stats);
-      if (meta.size <= SMALL_BODY) {
-        const bytes = new Uint8Array(await handle.readFile());
-        // A small file may be a spare written into again once replaced (fs-spares.ts): what was read is this
-        // version only if the file did not change meanwhile.
-        const after = this.blocking.allowed ? this.blocking.run(() => fstatSync(handle.fd, { bigint: true })) : await handle.stat({ bigint: true });
-        await handle.close();
-        if (after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) return this.readAgain(path, options, attempt);
-        return this.smallBody(path, meta, bytes, options?.range, writes);
-      }
-      let range: { start: number; end: number } | undefined;
-      if (options?.range) range = { start: options.range.start, end: Math.min(options.range.end ?? meta.size - 1, meta.size - 1) };
-      const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
-      return { meta, body: Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>, range };
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
+    const read = await readFileAt(this.fsPath(path), this.blocking, options?.range);
+    if (read === null) return null;
+    if (read === 'changed') return this.readAgain(path, options, attempt);
+    const meta = await this.fileMeta(path, read.stats);
+    if ('bytes' in read) return this.smallBody(path, meta, read.bytes, options?.range, writes);
+    return { meta, body: read.body, ...(read.range && { range: read.range }) };
   }
 
   /** A small file read whole: kept as the cached body, or the range asked for cut from it. */
@@ -279,7 +228,8 @@ export class FsDriver implements StorageDriver {
     // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
     const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
     const small = bytes !== undefined && bytes.byteLength <= SMALL_BODY && this.blocking.allowed;
-    const { temp, written, quick } = small ? await this.writeSmall(bytes) : await this.writeLarge(bytes ?? body);
+    const write = small ? await this.temps.writeSmall(bytes) : await this.temps.writeLarge(bytes ?? body);
+    const { temp, written } = write;
     let renamed = false;
     try {
       return await this.lock.run(this.lockKey(path, target), async () => {
@@ -305,25 +255,15 @@ export class FsDriver implements StorageDriver {
         if (options.ifNoneMatch === '*') {
           try {
             // A new name for a file that keeps its other until the finally below: nothing freed or written out.
-            if (small && this.blocking.allowed) this.blocking.run(() => linkSync(temp, target));
-            else await link(temp, target);
+            await linkInPlace(temp, target, small, this.blocking);
           } catch (error) {
             if (errorCode(error) === 'EEXIST') return null;
             throw error;
           }
         } else {
-          // The old version becomes a spare unless something else holds it (another name, a large body).
-          const spare = small && before?.isFile() && before.nlink === 1n && before.size <= SMALL_BODY && this.spares?.hasRoom ? await this.linkSpare(target, quick) : null;
-          try {
-            // Neither an inode freed nor blocks to write out: a rename as quick as a stat (fs-spares.ts).
-            if (quick && spare && this.blocking.allowed) this.blocking.run(() => renameSync(temp, target));
-            else await rename(temp, target);
-          } catch (error) {
-            if (spare) await unlink(spare).catch(() => undefined);
-            throw error;
-          }
+          // A large body's old version is never kept as a spare.
+          await this.temps.replace(write, target, small ? before : null);
           renamed = true;
-          if (spare) this.spares!.add(spare);
         }
         const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
         this.changed(path);
@@ -341,17 +281,7 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
-      if (!renamed) await this.removeTemp(temp, small);
-    }
-  }
-
-  /** After a create-only link, the temp name only: its file lives on under the new one. */
-  private async removeTemp(temp: string, small: boolean): Promise<void> {
-    try {
-      if (small && this.blocking.allowed) this.blocking.run(() => unlinkSync(temp));
-      else await unlink(temp);
-    } catch {
-      // Swept at the next start, as after a crash.
+      if (!renamed) await this.temps.remove(temp, small);
     }
   }
 
@@ -359,44 +289,6 @@ export class FsDriver implements StorageDriver {
   private async makeParents(path: string): Promise<string[]> {
     if (this.blocking.allowed && this.blocking.run(() => this.statSync(parentOf(path)!))?.isDirectory()) return [];
     return makeParents(this.root, path);
-  }
-
-  /** A small body in a spare old enough to be written into, else in a new temp file. */
-  /** `quick`: written into a spare's own blocks, so renaming it over an old version kept as a spare frees and allocates nothing. */
-  private async writeSmall(bytes: Uint8Array): Promise<{ temp: string; written: BigIntStats; quick: boolean }> {
-    const expired: string[] = [];
-    const spare = this.spares?.take(expired) ?? null;
-    await Promise.all(expired.map((old) => unlink(old).catch(() => undefined)));
-    if (spare) {
-      let written;
-      try {
-        written = writeSmallIntoSpare(spare, bytes, this.blocking);
-      } catch (error) {
-        await unlink(spare).catch(() => undefined);
-        throw error;
-      }
-      if (written) return { temp: spare, written: written.stats, quick: written.sameBlocks };
-      await unlink(spare).catch(() => undefined);
-    }
-    const temp = this.tempPath();
-    return { temp, written: await writeSmallTempFile(temp, bytes, this.blocking), quick: false };
-  }
-
-  private async writeLarge(body: PutBody): Promise<{ temp: string; written: BigIntStats; quick: boolean }> {
-    const temp = this.tempPath();
-    return { temp, written: await writeTempFile(temp, body), quick: false };
-  }
-
-  /** A second name for the version at `target`, to keep its file as a spare once replaced; null if it cannot have one. */
-  private async linkSpare(target: string, quick: boolean): Promise<string | null> {
-    const spare = this.sparePath();
-    try {
-      if (quick && this.blocking.allowed) this.blocking.run(() => linkSync(target, spare));
-      else await link(target, spare);
-      return spare;
-    } catch {
-      return null;
-    }
   }
 
   async createContainer(path: string): Promise<PutResult | null> {
@@ -495,23 +387,4 @@ export class FsDriver implements StorageDriver {
     await walk(prefix);
     return total;
   }
-}
-
-/** A body held in memory: a stream of it is made only for a reader that asks for one. */
-class BytesBody implements StoredBody {
-  readonly meta: ResourceMeta;
-  readonly bytes: Uint8Array;
-
-  constructor(meta: ResourceMeta, bytes: Uint8Array) {
-    this.meta = meta;
-    this.bytes = bytes;
-  }
-
-  get body(): ReadableStream<Uint8Array> {
-    return bytesToStream(this.bytes);
-  }
-}
-
-function withBytes(meta: ResourceMeta, bytes: Uint8Array): StoredBody {
-  return new BytesBody(meta, bytes);
 }
