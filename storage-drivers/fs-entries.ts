@@ -3,7 +3,7 @@
  * a container's members, and making or removing the directories of containers. The driver's caches sit above
  * these; nothing here remembers anything.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ancestorsOf, isReservedName, parentOf } from '../src/storage/paths.ts';
@@ -45,7 +45,8 @@ export function statOfSync(file: string): BigIntStats | null {
 export function readSmallSync(file: string, maxBytes: number): { stats: BigIntStats; bytes: Uint8Array } | 'large' | 'changed' | null {
   let fd;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking: a FIFO someone put at a resource's path must not hold the event loop (no effect on files).
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;

@@ -1,5 +1,5 @@
 import { fstatSync, type BigIntStats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { bytesToStream } from '../src/storage/body.ts';
 import type { ResourceMeta, StoredBody } from '../src/storage/types.ts';
@@ -43,7 +43,11 @@ export async function readFileAt(file: string, blocking: BlockingCalls, range?: 
       const bytes = new Uint8Array(await handle.readFile());
       const after = blocking.allowed ? blocking.run(() => fstatSync(handle.fd, { bigint: true })) : await handle.stat({ bigint: true });
       await handle.close();
-      return after.mtimeNs !== stats.mtimeNs || after.size !== stats.size ? 'changed' : { stats, bytes };
+      if (after.mtimeNs !== stats.mtimeNs || after.size !== stats.size) return 'changed';
+      // Between the open and its stat the file may have been replaced and written into as a spare for another
+      // resource (a slow disk leaves time for that here): the path must still name the file read.
+      const named = await lstat(file, { bigint: true }).catch(() => null);
+      return named?.ino === stats.ino ? { stats, bytes } : 'changed';
     }
     const cut = range ? { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) } : undefined;
     const nodeStream = handle.createReadStream(cut ? { start: cut.start, end: cut.end } : {});

@@ -19,8 +19,11 @@
  * writes rises, each write that finds no spare old enough makes a new file: the longer the wait, the more
  * such writes (~15% at a second on this machine, at full speed). A spare is used
  * only while it has no other name (its link count is 1), so a file some other program linked (a backup made
- * of hard links) is never written into. Spares not used within `maxAgeMs` are removed, as are all of them on
- * a clean stop; after a crash the start's sweep of the root's reserved names removes them.
+ * of hard links) is never written into. A spare over `maxAgeMs` old is removed, not written into, by the next
+ * small write that looks for one; all are removed on a clean stop, and after a crash the start's sweep of the
+ * root's reserved names removes them. A power loss is another matter: the body written into a spare is not
+ * ordered before its rename as a new file's is (ext4's `auto_da_alloc`), so a file may come back with older
+ * bytes (docs/decisions.md, "Old versions as the next temp files").
  */
 export interface SpareOptions {
   /** At most this many spares at once (default 1,024: a quarter of a second of overwrites at four times this machine's speed). */

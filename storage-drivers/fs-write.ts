@@ -82,6 +82,9 @@ export function writeSmallIntoSpare(spare: string, bytes: Uint8Array, blocking: 
       for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written, written);
       if (before.size > BigInt(bytes.byteLength)) ftruncateSync(fd, bytes.byteLength);
       const stats = fstatSync(fd, { bigint: true });
+      // Where timestamps are coarse (HFS+, FAT), a body of the same size in the same tick would repeat the
+      // spare's last ETag (inode, size, mtime): the caller then writes a new file instead.
+      if (stats.mtimeNs === before.mtimeNs) return null;
       // ext4 counts blocks reserved for delayed allocation too: no more blocks, none left to allocate.
       return { stats, sameBlocks: stats.blocks <= before.blocks };
     } finally {

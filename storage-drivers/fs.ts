@@ -69,8 +69,9 @@ export class FsDriver implements StorageDriver {
     this.cache = new FileCache(this.revalidateAfterMs, budgets);
     this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
-    // Old versions kept as spares by the directory's server only (fs-spares.ts): commands beside it would leave theirs.
-    const spares = options.spares ?? (options.recover ? {} : false);
+    // Old versions kept as spares by the directory's only server (fs-spares.ts): commands beside it would leave
+    // theirs, and other servers on a shared directory could read a file between their open and its stat.
+    const spares = options.spares ?? (options.recover && !options.shared ? {} : false);
     this.temps = new TempFiles(root, this.blocking, spares === false ? null : new SpareFiles(spares));
   }
 
@@ -250,7 +251,8 @@ export class FsDriver implements StorageDriver {
         const current = before ? { etag: beforeEtag!, sidecar: knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path) } : null;
         const step = sidecarStepFor(impliedType, options.contentType, current);
         // The sidecar first: it gives the old body its type until the new one lands (see fs-sidecar.ts).
-        if (step.action === 'remove' && small && this.blocking.allowed) this.blocking.run(() => this.sidecars.removeSync(path));
+        // A free name's leftover sidecar in a blocking call; an existing resource's through the thread pool.
+        if (step.action === 'remove' && small && !before && this.blocking.allowed) this.blocking.run(() => this.sidecars.removeSync(path));
         else await this.sidecars.apply(path, step);
         if (options.ifNoneMatch === '*') {
           try {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,5 +62,12 @@ describe('reading a small file in blocking calls', () => {
     expect(readSmallSync(join(root, 'missing'), 4)).toBeNull();
     expect(readSmallSync(join(root, 'small', 'below'), 4)).toBeNull();
     expect(readSmallSync(join(root, 'dir'), 4)).toBeNull();
+  });
+
+  it('answers null at once for a FIFO someone put at a resource path, without waiting for a writer', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-entries-'));
+    roots.push(root);
+    execFileSync('mkfifo', [join(root, 'fifo')]);
+    expect(readSmallSync(join(root, 'fifo'), 4)).toBeNull();
   });
 });
