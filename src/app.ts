@@ -88,9 +88,14 @@ export function quotaScopeOf(config: Config): QuotaScope {
   });
 }
 
-/** PATCH's parsers and RDF store load with the first PATCH, not at every start. */
+/** PATCH's parsers and RDF store load with the first PATCH, not at every start; a failed load is tried again by the next. */
 let patchCode: Promise<typeof import('./ldp/patch.ts')> | undefined;
-const handlePatch: PatchHandler = async (ctx) => (await (patchCode ??= import('./ldp/patch.ts'))).handlePatch(ctx);
+const loadPatchCode = () =>
+  (patchCode ??= import('./ldp/patch.ts').catch((error: unknown) => {
+    patchCode = undefined;
+    throw error;
+  }));
+const handlePatch: PatchHandler = async (ctx) => (await loadPatchCode()).handlePatch(ctx);
 
 /** Runs each feature's due work; the soonest of their next times. */
 async function runDue(work: readonly (() => Promise<number | null>)[]): Promise<number | null> {

@@ -28,8 +28,6 @@ interface DenoApi {
 
 const deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
 
-/** The same frame limit as the Node transport: larger messages close the socket with 1009. */
-
 const log = (line: string) => console.log(line);
 const sockets = new Set<WebSocket>();
 

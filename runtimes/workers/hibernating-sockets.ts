@@ -29,7 +29,6 @@ interface StateRow extends Record<string, string | number | null> {
 
 export type Resumable = Extract<UpgradeAnswer, { accept: unknown }> & { resume: NonNullable<Extract<UpgradeAnswer, { accept: unknown }>['resume']> };
 
-/** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 /** RFC 6455 1012 (service restart): the endpoint could not carry the connection on; the client connects again. */
 const CLOSE_RESTARTED = 1012;
 

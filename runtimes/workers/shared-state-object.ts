@@ -18,7 +18,6 @@ import { HibernatingSockets, isResumable } from './hibernating-sockets.ts';
 import { sqliteEventArchive } from './nostr-archive.ts';
 import { buildWorkerApp, log } from './worker-app.ts';
 
-/** The same frame limit as the other runtimes: larger messages close the socket with 1009. */
 /** When a pass over the queued work failed (the storage did not answer), the next alarm comes after this. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
 

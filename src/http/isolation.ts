@@ -4,7 +4,7 @@
  * `/oauth/*` and the account pages: there it could act with the logged-in visitor's session.
  */
 import type { MiddlewareHandler } from 'hono';
-import { isFinished, setHeader, type HeaderRecord } from './headers.ts';
+import { headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
 
 /**
  * The policy of every answer that serves stored bytes on the server's own origin: a sandbox without
@@ -28,10 +28,7 @@ export function isolation(isPodHost: ((hostname: string) => boolean) | null): Mi
   if (!isPodHost) {
     return async (c, next) => {
       await next();
-      if (isFinished(c.res)) return;
-      const headers = c.res.headers;
-      headers.set('X-Content-Type-Options', 'nosniff');
-      if (!headers.has('content-security-policy')) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+      if (!isFinished(c.res)) isolatedOnServerOrigin(c.res.headers);
     };
   }
   return async (c, next) => {
@@ -52,10 +49,10 @@ export function sandboxIfOthersWrite(headers: Headers | HeaderRecord, publicMode
   if (publicModes.includes('append') || publicModes.includes('write')) setHeader(headers, 'content-security-policy', STORED_CONTENT_POLICY);
 }
 
-/** In path mode, what the isolation middleware adds to an answer, added to its record beforehand. */
-export function isolatedOnServerOrigin(headers: HeaderRecord): void {
-  headers['x-content-type-options'] = 'nosniff';
-  headers['content-security-policy'] ??= STORED_CONTENT_POLICY;
+/** In path mode, what every answer gets (by the middleware, or in its record beforehand: `finishedResponse`). */
+export function isolatedOnServerOrigin(headers: Headers | HeaderRecord): void {
+  setHeader(headers, 'x-content-type-options', 'nosniff');
+  if (headerOf(headers, 'content-security-policy') === null) setHeader(headers, 'content-security-policy', STORED_CONTENT_POLICY);
 }
 
 /** Types a browser shows as a document that may run script: HTML, XHTML, SVG, and XML (through XSLT). */

@@ -1,8 +1,7 @@
 /** Plain status text as Mastodon clients get it: its hashtags and its HTML `content`. */
+import { escapeHtml } from '../http/escape-html.ts';
 import { tagUrl } from './status-entity.ts';
 import { tagName } from './timeline.ts';
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Hashtags in plain status text (`#name`, not inside a word), lower case, once each. */
 export function hashtagsOf(text: string): string[] {

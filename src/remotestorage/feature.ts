@@ -39,7 +39,16 @@ export const remoteStorageCode: FeatureCode = {
     let route: Promise<ReturnType<typeof remoteStorageRoute>> | undefined;
     return {
       routes(app: Hono) {
-        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next: Next) => (await (route ??= import('./route.ts').then((module) => module.remoteStorageRoute(context))))(c, next));
+        // A failed load is tried again by the next request.
+        const loaded = () =>
+          (route ??= import('./route.ts').then(
+            (module) => module.remoteStorageRoute(context),
+            (error: unknown) => {
+              route = undefined;
+              throw error;
+            },
+          ));
+        app.all(`${STORAGE_PREFIX}*`, async (c: Context, next: Next) => (await loaded())(c, next));
       },
       webfinger: (account) => [remoteStorageLink(account, context.config.idp)],
     };

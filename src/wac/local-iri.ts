@@ -20,9 +20,10 @@ export function localBase(path: string): string {
 export function localizeIri(iri: string, serverOrigin: string | undefined, hosts?: PodHosts | null): string {
   // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
   if (iri.startsWith('/')) return iri;
-  if (hosts) return localizeParsed(iri, serverOrigin, hosts);
+  // In subdomain mode, or for an ACL being parsed (no origin: nothing a request would ask again), nothing is remembered.
+  if (hosts || serverOrigin === undefined) return localizeParsed(iri, serverOrigin, hosts ?? null);
   // Every request localizes its caller's WebID once or twice: the same few IRIs and origins.
-  const origin = serverOrigin ?? '';
+  const origin = serverOrigin;
   let ofOrigin = localized.get(origin);
   let local = ofOrigin?.get(iri);
   if (local === undefined) {
