@@ -20,10 +20,9 @@ export function localBase(path: string): string {
 export function localizeIri(iri: string, serverOrigin: string | undefined, hosts?: PodHosts | null): string {
   // Already local (parsed ACLs hold these): skip URL parsing, which would throw on a relative IRI.
   if (iri.startsWith('/')) return iri;
-  // In subdomain mode, or for an ACL being parsed (no origin: nothing a request would ask again), nothing is remembered.
-  if (hosts || serverOrigin === undefined) return localizeParsed(iri, serverOrigin, hosts ?? null);
+  if (hosts) return localizeParsed(iri, serverOrigin, hosts);
   // Every request localizes its caller's WebID once or twice: the same few IRIs and origins.
-  const origin = serverOrigin;
+  const origin = serverOrigin ?? '';
   let ofOrigin = localized.get(origin);
   let local = ofOrigin?.get(iri);
   if (local === undefined) {
