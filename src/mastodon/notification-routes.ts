@@ -33,11 +33,13 @@ export function notificationRoutes(context: SocialRoutesContext): (app: Hono) =>
       return listResponse(entities.filter((entity) => entity !== null), link);
     });
 
-    app.get('/api/v1/notifications/unread_count', async (c) => {
+    /** The same count in v1 and v2: there are no groups of more than one notification here. */
+    const unreadCount = async (c: Context) => {
       const found = await federated(c);
       await ownerToken(c, ['read', 'read:notifications']);
       return json({ count: (await wantedNotifications(c, found)).length });
-    });
+    };
+    app.get('/api/v1/notifications/unread_count', unreadCount);
 
     app.get('/api/v1/notifications/:id', async (c) => {
       const found = await federated(c);
@@ -79,10 +81,6 @@ export function notificationRoutes(context: SocialRoutesContext): (app: Hono) =>
       return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'Cache-Control': 'no-store', ...(link && { link }) } });
     });
 
-    app.get('/api/v2/notifications/unread_count', async (c) => {
-      const found = await federated(c);
-      await ownerToken(c, ['read', 'read:notifications']);
-      return json({ count: (await wantedNotifications(c, found)).length });
-    });
+    app.get('/api/v2/notifications/unread_count', unreadCount);
   };
 }
