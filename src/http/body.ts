@@ -27,28 +27,31 @@ export function limitedBody(request: Request, limit: number, refusal: () => Http
   );
 }
 
+/** Whether the request declares a length of at most `bound` bytes, so its body can be read in one step. */
+function declaresAtMost(request: Request, bound: number): boolean {
+  const declared = request.headers.get('content-length');
+  return declared !== null && /^\d+$/.test(declared) && Number(declared) <= bound;
+}
+
+/** A body whose declared length was within bounds, read in one step, without a counting stream per chunk; its real size is checked once read. */
+async function readDeclared(request: Request, limit: number, refusal: () => HttpProblem): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > limit) throw refusal();
+  return bytes;
+}
+
 /**
  * A body to store: read whole when its declared length is at most `wholeUpTo` bytes (and within the limit),
  * so storage writes it in one step; otherwise the counting stream of `limitedBody`.
  */
 export async function storableBody(request: Request, limit: number, wholeUpTo: number): Promise<Uint8Array | ReadableStream<Uint8Array>> {
-  const declared = request.headers.get('content-length');
-  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > Math.min(limit, wholeUpTo)) return limitedBody(request, limit);
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > limit) throw tooLarge(limit);
-  return bytes;
+  if (!declaresAtMost(request, Math.min(limit, wholeUpTo))) return limitedBody(request, limit);
+  return readDeclared(request, limit, () => tooLarge(limit));
 }
 
-/**
- * Reads a whole (limited) body as text, for documents that must be parsed before storing. A body whose
- * declared length is within the limit is read in one step, without a counting stream per chunk; its size is
- * still checked once it is read.
- */
+/** Reads a whole (limited) body as text, for documents that must be parsed before storing. */
 export async function readLimitedText(request: Request, limit: number, refusal: () => HttpProblem = () => tooLarge(limit)): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared === null || !/^\d+$/.test(declared) || Number(declared) > limit) return decoder.decode(await bodyToBytes(limitedBody(request, limit, refusal)));
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > limit) throw refusal();
+  const bytes = declaresAtMost(request, limit) ? await readDeclared(request, limit, refusal) : await bodyToBytes(limitedBody(request, limit, refusal));
   return decoder.decode(bytes);
 }
 
