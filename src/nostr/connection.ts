@@ -28,6 +28,10 @@ function eventText(event: NostrEvent): string {
 
 interface Subscription {
   readonly filters: readonly Filter[];
+  /** The filters as received, for `remember`. */
+  readonly raw: unknown[];
+  /** Bytes of its REQ (their sum over the connection is at most `limits.maxSubscriptionBytes`). */
+  readonly bytes: number;
   /** Gives the subscription's place in the relay's totals back. */
   readonly release: () => void;
 }
@@ -58,15 +62,12 @@ export interface ConnectionState {
  */
 export function openRelayConnection(socket: SocketLike, { relay, url, limits, now, log }: ConnectionDeps, resumed?: ConnectionState): SocketHandlers {
   const subscriptions = new Map<string, Subscription>();
-  /** The filters of each subscription as received, for `remember`. */
-  const received = new Map<string, unknown[]>();
-  /** Bytes of each open subscription's REQ, and their sum (at most `limits.maxSubscriptionBytes`). */
-  const sizes = new Map<string, number>();
+  /** The open subscriptions' REQ bytes, summed. */
   let heldBytes = 0;
   const challenge = resumed?.challenge ?? newChallenge();
   /** Keys this connection has proven (NIP-42); a client may authenticate as several. */
   const authenticated = new Set<string>(resumed?.authenticated);
-  const remember = socket.remember ? () => socket.remember!({ challenge, authenticated: [...authenticated], subscriptions: [...received] } satisfies ConnectionState) : () => {};
+  const remember = socket.remember ? () => socket.remember!({ challenge, authenticated: [...authenticated], subscriptions: [...subscriptions].map(([id, { raw }]) => [id, raw]) } satisfies ConnectionState) : () => {};
   const bucket = limits.eventsPerSecond > 0 ? new TokenBucket(limits.eventsPerSecond, now) : null;
   let inFlight = 0;
   const send = (message: unknown[]) => sendOrDrop(socket, JSON.stringify(message));
@@ -83,9 +84,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (!open) return false;
     open.release();
     subscriptions.delete(id);
-    received.delete(id);
-    heldBytes -= sizes.get(id) ?? 0;
-    sizes.delete(id);
+    heldBytes -= open.bytes;
     return true;
   };
 
@@ -145,9 +144,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
   }
 
   const hold = (id: string, filters: Filter[], raw: unknown[], release: () => void, bytes: number) => {
-    subscriptions.set(id, { filters, release });
-    received.set(id, raw);
-    sizes.set(id, bytes);
+    subscriptions.set(id, { filters, raw, bytes, release });
     heldBytes += bytes;
   };
 
@@ -175,7 +172,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
     if (!subscriptions.has(id) && subscriptions.size >= limits.maxSubscriptions) {
       return close(`rate-limited: at most ${limits.maxSubscriptions} open subscriptions on one connection; CLOSE one first`);
     }
-    if (heldBytes - (sizes.get(id) ?? 0) + bytes > limits.maxSubscriptionBytes) {
+    if (heldBytes - (subscriptions.get(id)?.bytes ?? 0) + bytes > limits.maxSubscriptionBytes) {
       return close(`rate-limited: the open subscriptions of one connection hold at most ${limits.maxSubscriptionBytes} bytes of REQ messages; CLOSE one or send fewer filter values`);
     }
     // A REQ with an id already open replaces that subscription (NIP-01).
@@ -225,7 +222,7 @@ export function openRelayConnection(socket: SocketLike, { relay, url, limits, no
       }
       hold(id, filters, raw, release, bytes);
     }
-    if (received.size < state.subscriptions.length) remember();
+    if (subscriptions.size < state.subscriptions.length) remember();
   }
 
   function onMessage(text: string | null): void | Promise<void> {
