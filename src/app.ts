@@ -72,10 +72,11 @@ export interface App {
    */
   upgradeWebSocket?(request: Request, env?: unknown): Promise<UpgradeAnswer | null>;
   /**
-   * Present when a feature queues work (`Platform.scheduleDue`): does what is due (with WebSockets, the idle
-   * sweep too) and answers in how many ms to call again (null: nothing is queued).
+   * Present when a feature queues work (`Platform.scheduleDue`): does the named work that is due (all of it
+   * when none is named: a feature's queue by the feature's name, the WebSockets' idle sweep as
+   * `SOCKET_SWEEP`), and answers, for each work that has more queued, in how many ms to call it again.
    */
-  runDue?(): Promise<number | null>;
+  runDue?(work?: readonly string[]): Promise<DueAgain[]>;
   /** With --single-user: the pod found or made by `init` (with a token on the start that made it). */
   singleUserPod?(): Promise<SingleUserPod>;
 }
@@ -97,10 +98,17 @@ const loadPatchCode = () =>
   }));
 const handlePatch: PatchHandler = async (ctx) => (await loadPatchCode()).handlePatch(ctx);
 
-/** Runs each feature's due work; the soonest of their next times. */
-async function runDue(work: readonly (() => Promise<number | null>)[]): Promise<number | null> {
-  const next = (await Promise.all(work.map((run) => run()))).filter((ms): ms is number => ms !== null);
-  return next.length > 0 ? Math.min(...next) : null;
+/** The name `Platform.scheduleDue` is told for the WebSockets' idle sweep. */
+export const SOCKET_SWEEP = 'socket-sweep';
+
+/** Work that has more queued, and in how many ms it is due. */
+export type DueAgain = readonly [work: string, inMs: number];
+
+/** Runs the named due work (all when none is named); when each that has more queued is due again. */
+async function runDue(work: ReadonlyMap<string, () => Promise<number | null>>, names?: readonly string[]): Promise<DueAgain[]> {
+  const asked = [...work].filter(([name]) => names === undefined || names.includes(name));
+  const next = await Promise.all(asked.map(async ([name, run]) => [name, await run()] as const));
+  return next.filter((entry): entry is DueAgain => entry[1] !== null);
 }
 
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
@@ -150,7 +158,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     idleMs: config.socketIdleTimeout * 1000,
     maxBufferedBytes: config.maxSocketBuffers,
     now,
-    ...(platform.scheduleDue && { schedule: platform.scheduleDue.bind(platform) }),
+    ...(platform.scheduleDue && { schedule: (inMs: number) => platform.scheduleDue!(inMs, SOCKET_SWEEP) }),
   });
   const sockets: LongLivedConnections = {
     admit: (request, env) => socketBudget.admit(clientAddressOf(request, platform.clientAddress?.(request, env), config.trustProxy)),
@@ -196,7 +204,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const ownerSecret = ownerSecretOf(config);
   let podHooks: PodCreationHooks = {};
   let upgrades: ((request: Request) => Promise<UpgradeAnswer | null>)[] = [];
-  let dueWork: (() => Promise<number | null>)[] = [];
+  const dueWork = new Map<string, () => Promise<number | null>>();
 
   let singleUserPod: Promise<SingleUserPod> | null = null;
   let started: Promise<void> | null = null;
@@ -226,15 +234,15 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     });
 
   /** Wires the enabled features' parts and registers every route, in order. */
-  function assemble(parts: FeatureParts[]): void {
-    features = parts;
+  function assemble(named: (readonly [name: string, parts: FeatureParts])[]): void {
+    features = named.map(([, parts]) => parts);
     composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((part) => part.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
     afterWrites = features.flatMap((part) => (part.afterWrite ? [part.afterWrite] : []));
     // With other instances, subscribers connected to them hear of this one's writes too.
     changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut<readonly Change[]>(platform.sharedState, 'changes', (changes) => publishHere(changes, false), log) : null;
     upgrades = features.flatMap((part) => (part.upgrade ? [part.upgrade] : []));
-    dueWork = features.flatMap((part) => (part.runDue ? [part.runDue] : []));
-    if (upgrades.length > 0 && platform.scheduleDue) dueWork.push(async () => socketGuard.sweep());
+    for (const [name, parts] of named) if (parts.runDue) dueWork.set(name, parts.runDue);
+    if (upgrades.length > 0 && platform.scheduleDue) dueWork.set(SOCKET_SWEEP, async () => socketGuard.sweep());
     if (!config.quiet) {
       app.use('*', async (c, next) => {
         const started = now();
@@ -329,7 +337,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   let assembled = false;
   // Each enabled feature's code is imported now; the first request (or init) waits for it.
   const assembling = Promise.all(enabledFeatures.map((feature) => feature.load())).then((codes) => {
-    assemble(codes.map((code) => code.create(context)));
+    assemble(codes.map((code, index) => [enabledFeatures[index]!.name, code.create(context)] as const));
     assembled = true;
   });
   // Reported by init and by every request; not an unhandled rejection meanwhile.
@@ -384,7 +392,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     ...(config.singleUser && { singleUserPod: () => init().then(() => singleUserPod!) }),
     ...(takesWebSockets && { upgradeWebSocket }),
     // Whether a feature queues work is known once its code is loaded: where the runtime works queues, it may ask.
-    ...(platform.scheduleDue && { runDue: () => init().then(() => runDue(dueWork)) }),
+    ...(platform.scheduleDue && { runDue: (work?: readonly string[]) => init().then(() => runDue(dueWork, work)) }),
   };
   return servedAtBaseUrl(config, served, log);
 }

@@ -65,11 +65,11 @@ export interface Platform {
   activityPub?(): Promise<typeof import('./activitypub/federation.ts')>;
   /**
    * Where queued work (ActivityPub deliveries and their retries, the WebSockets' idle sweep) runs when not in a loop of the app's own:
-   * the runtime calls `App.runDue()` once `inMs` have passed (Workers: the shared-state Durable Object's
-   * alarm, as an isolate's timers end with its request). Absent: the app works its queues itself, with
-   * timers (Node, Deno, Bun).
+   * the runtime calls `App.runDue([work])` once `inMs` have passed (Workers: the shared-state Durable Object's
+   * alarm, as an isolate's timers end with its request), for the `work` that asked only. Absent: the app
+   * works its queues itself, with timers (Node, Deno, Bun).
    */
-  scheduleDue?(inMs: number): void;
+  scheduleDue?(inMs: number, work: string): void;
   /**
    * Where the Nostr relay keeps its events when the runtime has a store of its own for them (Workers: the
    * shared-state Durable Object's SQLite, which outlives the object's eviction). Absent: memory, or the

@@ -10,6 +10,9 @@ declare module 'cloudflare:workers' {
 
   export interface DurableObjectStorage {
     readonly sql: SqlStorage;
+    /** The key-value API (on a SQLite-backed object too): a structured-cloneable value under a key, or undefined. */
+    get<T>(key: string): Promise<T | undefined>;
+    put(key: string, value: unknown): Promise<void>;
     /** The time (ms since the epoch) the object's `alarm()` is set for, or null. */
     getAlarm(): Promise<number | null>;
     /** Sets the one alarm of the object (replacing an earlier one); it survives the object's eviction. */

@@ -25,7 +25,7 @@ interface Stub {
   acquire(key: string, ttlMs: number, waitMs: number): Promise<string | null>;
   release(key: string, token: string): Promise<void>;
   publish(channel: string, message: string): Promise<void>;
-  scheduleDue(inMs: number): Promise<void>;
+  scheduleDue(inMs: number, work: string): Promise<void>;
 }
 
 /** The stub of the shared object (a stub is no I/O object, but it is cheap: one per operation keeps requests apart). */
@@ -72,10 +72,10 @@ export function durableObjectSharedState(namespace: DurableObjectNamespaceLike):
  * Platform.scheduleDue of an isolate: the object's alarm calls the app's `runDue` (deliveries queued through
  * any isolate are made by the object). Not awaited by the caller; the request's context outlives the call.
  */
-export function durableObjectScheduler(namespace: DurableObjectNamespaceLike, log: (line: string) => void): (inMs: number) => void {
-  return (inMs) => {
+export function durableObjectScheduler(namespace: DurableObjectNamespaceLike, log: (line: string) => void): (inMs: number, work: string) => void {
+  return (inMs, work) => {
     const told = sharedObjectStub<Stub>(namespace)
-      .scheduleDue(inMs)
+      .scheduleDue(inMs, work)
       .catch((error: unknown) => log(`svc: could not set the Durable Object's alarm for queued work: ${error instanceof Error ? error.message : String(error)}`));
     waitUntil(told);
   };

@@ -7,7 +7,7 @@
  * isolate are found here.
  */
 import { DurableObject, type DurableObjectState, type HibernatableWebSocket } from 'cloudflare:workers';
-import type { App } from '../../src/app.ts';
+import type { App, DueAgain } from '../../src/app.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
@@ -20,6 +20,8 @@ import { buildWorkerApp, log } from './worker-app.ts';
 
 /** When a pass over the queued work failed (the storage did not answer), the next alarm comes after this. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
+/** Storage key of when each queued work is due (ms since the epoch), so the alarm runs only the work that is. */
+const DUE_WORK_KEY = 'svc:due-work';
 
 /** The server end of a workerd WebSocketPair. */
 interface WorkerSocket {
@@ -97,31 +99,62 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     return this.#state.publish(channel, message);
   }
 
-  /** Queued work is due in `inMs` (Platform.scheduleDue): the alarm is brought forward if it is set later, or not at all. */
-  async scheduleDue(inMs: number): Promise<void> {
+  /**
+   * `work` is due in `inMs` (Platform.scheduleDue): its due time is kept unless an earlier one is, and the
+   * alarm is brought forward if it is set later, or not at all.
+   */
+  async scheduleDue(inMs: number, work: string): Promise<void> {
     const at = Date.now() + Math.max(0, inMs);
+    const due = await this.#dueWork();
+    if (!(due[work]! <= at)) {
+      due[work] = at;
+      await this.ctx.storage.put(DUE_WORK_KEY, due);
+    }
+    await this.#alarmBy(at);
+  }
+
+  /**
+   * Does the queued work that is due (ActivityPub deliveries and their retries, the WebSockets' idle sweep),
+   * only that, then sets the alarm for the next: a sweep does not list the delivery queue, nor the reverse.
+   */
+  async alarm(): Promise<void> {
+    const app = await this.#started();
+    if (app instanceof ConfigError || !app.runDue) return;
+    const due = await this.#dueWork();
+    const now = Date.now();
+    const ready = Object.keys(due).filter((work) => due[work]! <= now);
+    for (const work of ready) delete due[work];
+    await this.ctx.storage.put(DUE_WORK_KEY, due);
+    // An alarm set by a version that kept no due times runs all the work.
+    const asked = ready.length > 0 || Object.keys(due).length > 0 ? ready : undefined;
+    let again: DueAgain[];
+    try {
+      again = await app.runDue(asked);
+    } catch (error) {
+      // The storage failed mid-pass: what was not done stays queued for the next alarm.
+      log(`svc: queued work failed, trying again in ${RETRY_AFTER_FAILURE_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
+      if (!asked) return this.#alarmBy(Date.now() + RETRY_AFTER_FAILURE_MS);
+      again = asked.map((work) => [work, RETRY_AFTER_FAILURE_MS]);
+    }
+    for (const [work, inMs] of again) await this.scheduleDue(inMs, work);
+    // Work asked for meanwhile, or not due yet, keeps an alarm.
+    const pending = Object.values(await this.#dueWork());
+    if (pending.length > 0) await this.#alarmBy(Math.min(...pending));
+  }
+
+  async #dueWork(): Promise<Record<string, number>> {
+    return (await this.ctx.storage.get<Record<string, number>>(DUE_WORK_KEY)) ?? {};
+  }
+
+  /** Sets the alarm for `at` unless it is set for then or earlier already. */
+  async #alarmBy(at: number): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
-  /** Does the app's due work (ActivityPub deliveries and their retries), then sets the alarm for the next. */
-  async alarm(): Promise<void> {
-    const app = await this.#started();
-    if (app instanceof ConfigError || !app.runDue) return;
-    let next: number | null;
-    try {
-      next = await app.runDue();
-    } catch (error) {
-      // The storage failed mid-pass: what was not done stays queued for the next alarm.
-      log(`svc: queued work failed, trying again in ${RETRY_AFTER_FAILURE_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
-      next = RETRY_AFTER_FAILURE_MS;
-    }
-    if (next !== null) await this.scheduleDue(next);
-  }
-
   #built(): App | ConfigError {
     return (this.#app ??= buildWorkerApp(this.env, this.#state, 'object', {
-      scheduleDue: (inMs) => void this.scheduleDue(inMs),
+      scheduleDue: (inMs, work) => void this.scheduleDue(inMs, work),
       nostrArchive: sqliteEventArchive(this.ctx.storage.sql),
     }));
   }

@@ -5,6 +5,7 @@
  */
 import type { Context, Next } from 'hono';
 import type { FeatureCode } from '../features/feature.ts';
+import { activitypubFeature } from './descriptor.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
 import { MemoryCounterStore } from '../limits/counter-store.ts';
 import { SharedCounterStore } from '../limits/shared-counter-store.ts';
@@ -94,7 +95,8 @@ export const activitypubCode: FeatureCode = {
         account.podPath === '/' ? [{ rel: 'self', type: 'application/activity+json', href: account.origin + ACTOR }] : [],
       async init() {
         const { createActivityPub } = await loadFederation();
-        const schedule = platform.scheduleDue?.bind(platform);
+        // Told by this feature's name, so the runtime runs this queue only when it is due (App.runDue).
+        const schedule = platform.scheduleDue && ((inMs: number) => platform.scheduleDue!(inMs, activitypubFeature.name));
         activityPub = await createActivityPub({
           config,
           storage: platform.storage,

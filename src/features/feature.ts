@@ -71,8 +71,8 @@ export interface FeatureParts {
   /** Startup work; awaited before the first request is answered. */
   init?(): Promise<void>;
   /**
-   * Does its queued work that is due (with `Platform.scheduleDue`, where the runtime works the queues);
-   * answers in how many ms more is due, null when nothing is queued. Called after `init`.
+   * Does its queued work that is due (with `Platform.scheduleDue`, where the runtime works the queues: told
+   * with the feature's name); answers in how many ms more is due, null when nothing is queued. Called after `init`.
    */
   runDue?(): Promise<number | null>;
   /** Stops its background work on a clean stop (`App.close`), before the storage is closed. */
