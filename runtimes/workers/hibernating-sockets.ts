@@ -130,13 +130,15 @@ export class HibernatingSockets {
   }
 
   async #resume(app: App): Promise<void> {
+    // Every row in one read: rows of sockets that ended while no instance of the object was there to hear it go below.
+    const rows = new Map(this.#sql.exec<StateRow>('SELECT id, state FROM socket_states').toArray().map((row) => [row.id, row]));
     const open = new Set<string>();
     for (const socket of this.#ctx.getWebSockets()) {
       const attachment = socket.deserializeAttachment() as Attachment | null;
       if (!attachment) continue;
       open.add(attachment.id);
       if (this.#handlers.has(socket)) continue;
-      const row = this.#sql.exec<StateRow>('SELECT id, state FROM socket_states WHERE id = ?', attachment.id).toArray()[0];
+      const row = rows.get(attachment.id);
       const headers = new Headers({ upgrade: 'websocket', connection: 'Upgrade' });
       if (attachment.address) headers.set('cf-connecting-ip', attachment.address);
       const answer = row ? await app.upgradeWebSocket?.(new Request(attachment.url, { headers })) : null;
@@ -149,9 +151,6 @@ export class HibernatingSockets {
       this.#open.add(attachment.id);
       this.#handlers.set(socket, answer.resume(this.#socketLike(socket, attachment), JSON.parse(row!.state)));
     }
-    // Rows of sockets that ended while no instance of the object was there to hear it.
-    for (const { id } of this.#sql.exec<StateRow>('SELECT id FROM socket_states').toArray()) {
-      if (!open.has(id)) this.#sql.exec('DELETE FROM socket_states WHERE id = ?', id);
-    }
+    for (const id of rows.keys()) if (!open.has(id)) this.#sql.exec('DELETE FROM socket_states WHERE id = ?', id);
   }
 }
