@@ -1,9 +1,12 @@
-// Bundles the Node runtime's CLI into dist/ so `svc` runs as plain JavaScript: no TypeScript loader at
-// run time, which starts faster and keeps about 30 MB less resident. npm install and npm start run it;
-// bin/svc.js falls back to the sources (through tsx) whenever dist/ is older than any of them.
+// Bundles the Node runtime's CLI into dist/ (or the folder given as the first argument) so `svc` runs as
+// plain JavaScript: no TypeScript loader at run time, which starts faster and keeps about 30 MB less
+// resident. npm install and npm start run it; bin/svc.js falls back to the sources (through tsx) whenever
+// dist/ is older than any of them.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /**
  * The packages every start loads go into the bundle too: one script for Node to read instead of dozens of
@@ -27,7 +30,7 @@ const MARKED_IMPORT = `import("${DYNAMIC_MARK}`;
 const LEFT_IMPORT = /(?<![.\w$])import\s*\([^()]*\)(?!\s*\{)/;
 
 const root = new URL('..', import.meta.url);
-const outdir = new URL('dist/', root);
+const outdir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('dist/', root);
 await rm(outdir, { recursive: true, force: true });
 const bundled = await build({
   entryPoints: [new URL('runtimes/node/cli.ts', root).pathname],
