@@ -12,7 +12,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { codeCacheFor, readCodeCache, writeCodeCache } from './code-cache.ts';
+import { codeCacheFor, readCodeCache, writeCodeCache, type CodeCache } from './code-cache.ts';
 
 /** The bundle's SHA-256, written in by scripts/build-dist.mjs. */
 declare const SVC_BUNDLE_HASH: string;
@@ -30,15 +30,20 @@ const nativeRequire = createRequire(bundle);
 const requireExternal = (id: string): unknown => nativeRequire(isBuiltin(id) ? id : fileURLToPath(import.meta.resolve(id)));
 const importExternal = (id: string): Promise<unknown> => import(id);
 
-const cache = codeCacheFor(bundle, SVC_BUNDLE_HASH);
-const cachedData = readCodeCache(cache);
-const script = new Script(readFileSync(bundle, 'utf8'), { filename: bundle, cachedData });
 const module: { exports: BundleExports } = { exports: {} };
-if (cachedData === undefined || script.cachedDataRejected) writeCacheAfterFirstAnswer();
-script.runInThisContext()(module.exports, requireExternal, module, bundle, dirname(bundle), importExternal, pathToFileURL(bundle).href);
+run();
+
+/** In a function, so the cache's bytes are let go once V8 has read them. */
+function run(): void {
+  const cache = codeCacheFor(bundle, SVC_BUNDLE_HASH);
+  const cachedData = readCodeCache(cache);
+  const script = new Script(readFileSync(bundle, 'utf8'), { filename: bundle, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) writeCacheAfterFirstAnswer(script, cache);
+  script.runInThisContext()(module.exports, requireExternal, module, bundle, dirname(bundle), importExternal, pathToFileURL(bundle).href);
+}
 
 /** After the first HTTP answer has gone out, the code compiled so far, under the flags the start had. */
-function writeCacheAfterFirstAnswer(): void {
+function writeCacheAfterFirstAnswer(script: Script, cache: CodeCache): void {
   const channel = 'http.server.response.finish';
   const written = () => {
     unsubscribe(channel, written);
