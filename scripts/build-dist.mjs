@@ -31,14 +31,20 @@ const LEFT_IMPORT = /(?<![.\w$])import\s*\([^()]*\)(?!\s*\{)/;
 
 const root = new URL('..', import.meta.url);
 const outdir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('dist/', root);
-await rm(outdir, { recursive: true, force: true });
-const bundled = await build({
-  entryPoints: [new URL('runtimes/node/cli.ts', root).pathname],
-  outfile: new URL('svc.cjs', outdir).pathname,
+/** esbuild's options for an entry of runtimes/node/ bundled into a file of the output folder. */
+const entry = (source, output) => ({
+  entryPoints: [new URL(`runtimes/node/${source}`, root).pathname],
+  outfile: new URL(output, outdir).pathname,
   bundle: true,
-  format: 'cjs',
   platform: 'node',
   target: 'node20',
+  logLevel: 'warning',
+});
+
+await rm(outdir, { recursive: true, force: true });
+const bundled = await build({
+  ...entry('cli.ts', 'svc.cjs'),
+  format: 'cjs',
   mainFields: ['module', 'main'],
   define: { 'import.meta.url': '__svcImportMetaUrl' },
   banner: { js: WRAPPER },
@@ -57,7 +63,6 @@ const bundled = await build({
   ],
   sourcemap: 'linked',
   write: false,
-  logLevel: 'warning',
 });
 await mkdir(outdir, { recursive: true });
 let bundleHash;
@@ -71,13 +76,4 @@ for (const file of bundled.outputFiles) {
   }
   await writeFile(file.path, text);
 }
-await build({
-  entryPoints: [new URL('runtimes/node/bundle-main.ts', root).pathname],
-  outfile: new URL('cli.js', outdir).pathname,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  define: { SVC_BUNDLE_HASH: JSON.stringify(bundleHash) },
-  logLevel: 'warning',
-});
+await build({ ...entry('bundle-main.ts', 'cli.js'), format: 'esm', define: { SVC_BUNDLE_HASH: JSON.stringify(bundleHash) } });
