@@ -72,6 +72,9 @@ for (const file of bundled.outputFiles) {
     text = text.replaceAll(MARKED_IMPORT, '__svcImport("');
     const left = LEFT_IMPORT.exec(text);
     if (left) throw new Error(`dist/svc.cjs still holds an import() (of a computed specifier?), which a vm script cannot run: ${left[0]}`);
+    // esbuild escapes what is not ASCII but in the comments it keeps: escaped there too, the script is one byte
+    // a character in V8's heap (1.4 MB, not 2.9), and runtimes/node/bundle-main.ts reads it as Latin-1.
+    text = text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
     bundleHash = createHash('sha256').update(text).digest('hex');
   }
   await writeFile(file.path, text);
