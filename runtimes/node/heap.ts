@@ -17,16 +17,38 @@ const HEAP_GROWING_PERCENT = 20;
 /** The young generation's two semi-spaces together. */
 const YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 
+/** The flags the policy set, and the values V8 had before (its defaults: the policy stands back when given). */
+const set = new Map<string, { policy: number; before: number }>();
+
+function setFlag(name: string, value: number, before: number): void {
+  setFlagsFromString(`--${name}=${value}`);
+  set.set(name, { policy: value, before });
+}
+
 /** Applies the policy, unless the command line or NODE_OPTIONS chose heap sizes of their own. */
 export function applyHeapPolicy(execArgv: readonly string[], nodeOptions: string | undefined): void {
   const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
-  if (!given.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (!given.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) setFlag('heap-growing-percent', HEAP_GROWING_PERCENT, 0);
   if (given.some((flag) => /^--(max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b/.test(flag))) return;
   let full = false;
   new PerformanceObserver(() => {
     const youngBytes = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
     if (youngBytes >= YOUNG_GENERATION_BYTES === full) return;
     full = !full;
-    setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
+    setFlag('semi-space-growth-factor', full ? 1 : 2, 2);
   }).observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * Runs `use` with V8's flags as they were when the process started. V8 stamps its code cache with a hash of
+ * its flags and refuses a cache made under other flags: the start that reads the cache has not applied the
+ * policy yet, so the cache (runtimes/node/code-cache.ts) is made without it too.
+ */
+export function withStartFlags<T>(use: () => T): T {
+  for (const [name, { before }] of set) setFlagsFromString(`--${name}=${before}`);
+  try {
+    return use();
+  } finally {
+    for (const [name, { policy }] of set) setFlagsFromString(`--${name}=${policy}`);
+  }
 }

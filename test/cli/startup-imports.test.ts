@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -21,10 +22,12 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** `svc start` from the sources (the file names are svc's own, not a bundle's), tracing every import. */
-async function startTraced(args: string[] = []): Promise<Started> {
+const FROM_SOURCES = ['--import', 'tsx', join(ROOT, 'runtimes', 'node', 'cli.ts')];
+
+/** `svc start`, from the sources unless told (the file names are then svc's own, not a bundle's), tracing every import. */
+async function startTraced(args: string[] = [], entry = FROM_SOURCES): Promise<Started> {
   const root = await mkdtemp(join(tmpdir(), 'svc-imports-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', TRACE, join(ROOT, 'runtimes', 'node', 'cli.ts'), 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, '-q', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TRACE, ...entry, 'start', '-p', '0', '-h', '127.0.0.1', '-r', root, '-q', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -105,4 +108,31 @@ describe('what a start loads', () => {
     expect(loaded()).toBe(true);
     expect(await (await fetch(`${svc.base}/alice/data.ttl`, { headers: { authorization, accept: 'text/turtle' } })).text()).toContain('#d');
   });
+});
+
+describe('what a start of the bundle loads', () => {
+  /** A build of its own: the checkout's dist/ may be older than the sources under test. */
+  const dist = join(ROOT, 'test-output', `startup-imports-${process.pid}`);
+  let svc: Started | undefined;
+  beforeAll(async () => {
+    await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'build-dist.mjs'), dist], { cwd: ROOT });
+  }, 120_000);
+  afterEach(async () => {
+    await svc?.stop();
+    svc = undefined;
+  });
+  afterAll(async () => {
+    await rm(dist, { recursive: true, force: true });
+  });
+
+  it('loads no package a feature that is off needs, and those of the features on (ES modules among them)', async () => {
+    svc = await startTraced([], [join(dist, 'cli.js')]);
+    expect((await fetch(`${svc.base}/`)).status).toBe(200);
+    expect(NOT_AT_START.filter((name) => packages(svc!.output()).has(name))).toEqual([]);
+    await svc.stop();
+    svc = await startTraced(['--idp', '--activitypub', '--single-user', '--single-user-name', ''], [join(dist, 'cli.js')]);
+    const actor = await fetch(`${svc.base}/profile/card`, { headers: { accept: 'application/activity+json' } });
+    expect([actor.status, ((await actor.json()) as { type?: string }).type]).toEqual([200, 'Person']);
+    expect(['jose', '@fedify/fedify'].filter((name) => packages(svc!.output()).has(name))).toEqual(['jose', '@fedify/fedify']);
+  }, 60_000);
 });
