@@ -3,12 +3,13 @@
 // is newer than every source file; otherwise runs the TypeScript sources as they are, through tsx.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 
-// The oldest Node the dependencies run on (cac, mongodb 7, and vite under vitest, need 20.19);
-// checked before anything that needs it is loaded, so an older Node gets this message, not a missing export.
-const NODE_FLOOR = [20, 19];
+// The oldest Node the dependencies run on (cac, mongodb 7, and vite under vitest, need 20.19), and where
+// `require` takes ES modules unflagged (the bundle in dist/ loads jose and fedify so): 20.19 on the 20 line,
+// 22.12 on the 22 line, and every later line. Checked before anything that needs it is loaded, so an older
+// Node gets this message, not a missing export.
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < NODE_FLOOR[0] || (major === NODE_FLOOR[0] && minor < NODE_FLOOR[1])) {
-  process.stderr.write(`svc: Node ${NODE_FLOOR.join('.')} or newer is needed; this is Node ${process.versions.node}. Install a current LTS release (22 or 24) from https://nodejs.org/.\n`);
+if (major < 20 || (major === 20 && minor < 19) || major === 21 || (major === 22 && minor < 12)) {
+  process.stderr.write(`svc: Node 20.19 or newer is needed (22.12 or newer on the 22 line); this is Node ${process.versions.node}. Install a current LTS release (22 or 24) from https://nodejs.org/.\n`);
   process.exit(1);
 }
 
