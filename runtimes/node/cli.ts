@@ -7,13 +7,13 @@ import { singleUserNotice, type SingleUserPod } from '../../src/pods/single-user
 import { ADMIN_COMMANDS, runAdminCommand } from './commands/index.ts';
 import { commandHelp, globalHelp, tableOptionsOf, type CommandHelp } from './help.ts';
 import { applyHeapPolicy } from './heap.ts';
-
-/** For dist/cli.js, which writes V8's code cache under the flags the start had (runtimes/node/bundle-main.ts). */
-export { withStartFlags } from './heap.ts';
 import { listeningLine } from '../shared/listening-line.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
 import { dataOptions } from './storage.ts';
+
+/** For dist/cli.js, which writes V8's code cache under the flags the start had (runtimes/node/bundle-main.ts). */
+export { withStartFlags } from './heap.ts';
 
 const COMMANDS: CommandHelp[] = [{ name: 'start', usage: 'svc start [options]', summary: 'Start the pod server.' }, ...ADMIN_COMMANDS];
 
