@@ -11,7 +11,7 @@ describe('WebAccessControl', () => {
   it('keeps the modes it worked out for one request to that caller object: a copy of it (a later check) works them out again', async () => {
     const storage = new MemoryDriver();
     let now = 0;
-    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => now), async () => null);
+    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => now), { ownerOf: async () => null, version: () => 0 });
     await storage.put('/box/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
     const caller: Caller = { webId: null, origin: null, serverOrigin: 'http://localhost' };
     expect((await access.allowedModes(caller, '/box/doc')).user).toEqual(['read']);
