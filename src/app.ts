@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { IssuedTokens } from './auth/issued-tokens.ts';
@@ -15,8 +15,7 @@ import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
-import { applyCors, isFinished } from './http/headers.ts';
-import { isolation } from './http/isolation.ts';
+import { isolationAndCors } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
@@ -250,12 +249,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${now() - started}ms`);
       });
     }
-    app.use('*', async (c, next) => {
-      await next();
-      if (!isFinished(c.res)) applyCors(c.req.raw, c.res.headers);
-    });
-    // Stored content never runs with the origin of the server's own pages (docs/security.md).
-    app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
+    // Stored content never runs with the origin of the server's own pages (docs/security.md); browser apps get CORS.
+    app.use('*', isolationAndCors(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
     app.onError((error) => errorToResponse(error, log));
     if (webIdTls) {
       // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.
@@ -272,11 +267,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       });
     }
     if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
-    app.use('*', async (c, next) => {
+    const initialize: MiddlewareHandler = async (c, next) => {
       if (!initialized) await init();
       if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
       await next();
-    });
+    };
+    // Once started, a request where no pod needs looking up passes straight on (no promise of its own).
+    app.use('*', (c, next) => (initialized && !podsLookedUp ? next() : initialize(c, next)));
     if (gate) {
       app.use('*', async (c, next) => {
         const redirect = gate(c.req.raw);

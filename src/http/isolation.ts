@@ -4,7 +4,7 @@
  * `/oauth/*` and the account pages: there it could act with the logged-in visitor's session.
  */
 import type { MiddlewareHandler } from 'hono';
-import { headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
+import { applyCors, headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
 
 /**
  * The policy of every answer that serves stored bytes on the server's own origin: a sandbox without
@@ -22,21 +22,26 @@ export const STORED_CONTENT_POLICY = 'sandbox allow-scripts allow-forms allow-po
  * server's pages and the data browser's wrapper set theirs) gets the stored-content sandbox. In subdomain mode
  * each pod's host is an origin of its own, which its apps need (their storage, their login): answers there keep
  * no sandbox, except for resources others may write (see `sandboxIfOthersWrite`); the base domain is sandboxed
- * as in path mode.
+ * as in path mode. The same layer adds the CORS headers (`applyCors`) after these: one layer for both spares
+ * every request a promise. An answer made with both already in its record (`finishedResponse`) is left alone.
  */
-export function isolation(isPodHost: ((hostname: string) => boolean) | null): MiddlewareHandler {
+export function isolationAndCors(isPodHost: ((hostname: string) => boolean) | null): MiddlewareHandler {
   if (!isPodHost) {
     return async (c, next) => {
       await next();
-      if (!isFinished(c.res)) isolatedOnServerOrigin(c.res.headers);
+      const response = c.res;
+      if (isFinished(response)) return;
+      isolatedOnServerOrigin(response.headers);
+      applyCors(c.req.raw, response.headers);
     };
   }
   return async (c, next) => {
     await next();
-    const headers = c.res.headers;
+    const response = c.res;
+    const headers = response.headers;
     headers.set('X-Content-Type-Options', 'nosniff');
-    if (headers.has('content-security-policy') || isPodHost(new URL(c.req.url).hostname)) return;
-    headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+    if (!headers.has('content-security-policy') && !isPodHost(new URL(c.req.url).hostname)) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+    if (!isFinished(response)) applyCors(c.req.raw, headers);
   };
 }
 
