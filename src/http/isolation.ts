@@ -3,7 +3,6 @@
  * XML, or anything a browser would sniff into one) must never run with the origin that serves `/idp/*`,
  * `/oauth/*` and the account pages: there it could act with the logged-in visitor's session.
  */
-import type { MiddlewareHandler } from 'hono';
 import { applyCors, headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
 
 /**
@@ -22,26 +21,22 @@ export const STORED_CONTENT_POLICY = 'sandbox allow-scripts allow-forms allow-po
  * server's pages and the data browser's wrapper set theirs) gets the stored-content sandbox. In subdomain mode
  * each pod's host is an origin of its own, which its apps need (their storage, their login): answers there keep
  * no sandbox, except for resources others may write (see `sandboxIfOthersWrite`); the base domain is sandboxed
- * as in path mode. The same layer adds the CORS headers (`applyCors`) after these: one layer for both spares
- * every request a promise. An answer made with both already in its record (`finishedResponse`) is left alone.
+ * as in path mode. The CORS headers (`applyCors`) are added after these. An answer made with both already in
+ * its record (`finishedResponse`) is left alone.
  */
-export function isolationAndCors(isPodHost: ((hostname: string) => boolean) | null): MiddlewareHandler {
+export function isolationAndCors(isPodHost: ((hostname: string) => boolean) | null): (request: Request, response: Response) => void {
   if (!isPodHost) {
-    return async (c, next) => {
-      await next();
-      const response = c.res;
+    return (request, response) => {
       if (isFinished(response)) return;
       isolatedOnServerOrigin(response.headers);
-      applyCors(c.req.raw, response.headers);
+      applyCors(request, response.headers);
     };
   }
-  return async (c, next) => {
-    await next();
-    const response = c.res;
+  return (request, response) => {
     const headers = response.headers;
     headers.set('X-Content-Type-Options', 'nosniff');
-    if (!headers.has('content-security-policy') && !isPodHost(new URL(c.req.url).hostname)) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
-    if (!isFinished(response)) applyCors(c.req.raw, headers);
+    if (!headers.has('content-security-policy') && !isPodHost(new URL(request.url).hostname)) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+    if (!isFinished(response)) applyCors(request, headers);
   };
 }
 
