@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Handler, type MiddlewareHandler } from 'hono';
 import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { IssuedTokens } from './auth/issued-tokens.ts';
@@ -15,8 +15,8 @@ import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
-import { applyCors, isFinished } from './http/headers.ts';
-import { isolation } from './http/isolation.ts';
+import { isFinished } from './http/headers.ts';
+import { isolationAndCors } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
@@ -122,8 +122,10 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const quotaOptions = { log: (line: string) => runtimePlatform.log(line), scope: quotaScope };
   const shared = runtimePlatform.sharedState;
   // The app answers once every enabled feature's code is loaded and its routes registered (`assemble`).
-  const respond = (request: Request, env?: unknown, executionContext?: unknown) =>
-    assembled ? app.fetch(request, env, executionContext as never) : assembling.then(() => app.fetch(request, env, executionContext as never));
+  const respond = (request: Request, env?: unknown, executionContext?: unknown) => {
+    if (!assembled) return assembling.then(() => app.fetch(request, env, executionContext as never));
+    return (initialized && !podsLookedUp && directly(request)) || app.fetch(request, env, executionContext as never);
+  };
   // With other instances writing the same pods, compare-and-swap and the counts hold across them too.
   const counted = shared
     ? withSharedQuotas(withSharedPreconditions(runtimePlatform.storage, shared), shared, quotaOptions)
@@ -250,12 +252,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
         log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${now() - started}ms`);
       });
     }
-    app.use('*', async (c, next) => {
-      await next();
-      if (!isFinished(c.res)) applyCors(c.req.raw, c.res.headers);
-    });
-    // Stored content never runs with the origin of the server's own pages (docs/security.md).
-    app.use('*', isolation(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod')));
+    // Stored content never runs with the origin of the server's own pages (docs/security.md); browser apps get CORS.
+    app.use('*', finishing);
     app.onError((error) => errorToResponse(error, log));
     if (webIdTls) {
       // Before anything authenticates (the rate limiter does): the certificate is in the runtime's `env` only.
@@ -272,11 +270,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       });
     }
     if (config.rateLimit) app.use('*', rateLimiter({ config, platform, authenticate, ...(platform.sharedState && { store: new SharedCounterStore(platform.sharedState) }) }));
-    app.use('*', async (c, next) => {
-      if (!initialized) await init();
-      if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
-      await next();
-    });
+    app.use('*', starting);
     if (gate) {
       app.use('*', async (c, next) => {
         const redirect = gate(c.req.raw);
@@ -315,24 +309,70 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     app.on(['GET', 'HEAD'], FAVICON_PATH, favicon(platform.storage, (url) => storagePathFromUrlPath(localPathOf(config, url))));
     for (const part of features) part.routes?.(app);
 
-    app.all('*', async (c) => {
-      const request = c.req.raw;
-      const url = new URL(request.url);
-      const ctx: LdpContext = {
-        request,
-        url,
-        path: storagePathFromUrlPath(localPathOf(config, url)),
-        caller: await authenticate(request),
-        config,
-        platform,
-        access,
-        changes: [],
-      };
-      const response = await handleLdp(ctx, handlePatch);
-      if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
-      return response;
-    });
+    app.all('*', ldpRoute);
   }
+
+  /** What the LDP route answers: every request no other route took. */
+  const answerLdp = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const ctx: LdpContext = {
+      request,
+      url,
+      path: storagePathFromUrlPath(localPathOf(config, url)),
+      caller: await authenticate(request),
+      config,
+      platform,
+      access,
+      changes: [],
+    };
+    const response = await handleLdp(ctx, handlePatch);
+    if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
+    return response;
+  };
+  const ldpRoute: Handler = (c) => answerLdp(c.req.raw);
+  // The isolation and CORS headers of every answer (docs/security.md), once the handlers made it.
+  const finish = isolationAndCors(podHosts && ((hostname) => podHosts.roleOf(hostname).kind === 'pod'));
+  const finishing: MiddlewareHandler = async (c, next) => {
+    await next();
+    finish(c.req.raw, c.res);
+  };
+  const initialize: MiddlewareHandler = async (c, next) => {
+    if (!initialized) await init();
+    if (podsLookedUp) await learnPodRootOf(platform.storage, localPathOf(config, new URL(c.req.url)));
+    await next();
+  };
+  // Once started, a request where no pod needs looking up passes straight on (no promise of its own).
+  const starting: MiddlewareHandler = (c, next) => (initialized && !podsLookedUp ? next() : initialize(c, next));
+
+  /**
+   * A request that Hono would hand to these three alone (no other route, no optional middleware: logging,
+   * allowed hosts, rate limits, the pod host gate, WebID-TLS) is answered by them without Hono's context and
+   * chain of promises, as they would answer it: an error thrown becomes its problem answer, then the isolation
+   * and CORS headers are added, and to HEAD Hono's answer without a body. The router decides, so a route or
+   * middleware added later takes its requests back.
+   */
+  const directly = (request: Request): Promise<Response> | null => {
+    const matched = app.router.match(request.method === 'HEAD' ? 'GET' : request.method, app.getPath(request))[0];
+    if (matched.length !== 3 || matched[0]![0][0] !== finishing || matched[1]![0][0] !== starting || matched[2]![0][0] !== ldpRoute) return null;
+    return answerDirectly(request);
+  };
+  const answerDirectly = async (request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await answerLdp(request);
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      response = errorToResponse(error, log);
+    }
+    try {
+      finish(request, response);
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      response = errorToResponse(error, log);
+    }
+    // A finished answer to HEAD has no body already (finishedResponse).
+    return request.method === 'HEAD' && !isFinished(response) ? new Response(null, response) : response;
+  };
 
   let assembled = false;
   // Each enabled feature's code is imported now; the first request (or init) waits for it.

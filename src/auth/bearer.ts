@@ -98,13 +98,14 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
   return {
     scheme: 'bearer',
     async verify(request, token) {
-      if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
+      // A token verified before holds no whitespace: the check below kept any such out of the cache.
       const known = verified.get(token);
       if (known && known.expiresMs > now()) {
         const origin = requestOrigin(request.url);
         if (known.local?.origin !== origin) known.local = { origin, webId: localWebId(known.webId, request.url, hosts) };
         return { webId: known.local.webId };
       }
+      if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
       if (await issuedElsewhere(token)) return null;
       try {
         const { jwtVerify } = await jose();

@@ -49,7 +49,7 @@ export function createSecurity(config: Config, base: Platform, local: (request: 
   // Pods are remembered with the driver the handlers use, so their owners are looked up through it too.
   const hosts = podHostsOf(config);
   const owners = new PodOwners(storage, hosts);
-  const wac = cache ? new WebAccessControl(base.storage, cache, (path) => owners.ownerOf(path), hosts) : null;
+  const wac = cache ? new WebAccessControl(base.storage, cache, owners, hosts, cacheBudgets(config.cacheSize).wacDecisions) : null;
   let key: Promise<Uint8Array> | null = null;
   const tokenKey = () => (key ??= loadOrCreateTokenKey(storage));
   let started: Promise<void> | null = null;

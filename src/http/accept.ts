@@ -8,8 +8,28 @@ export interface MediaRange {
   params: number;
 }
 
-export function parseAccept(header: string | null | undefined): MediaRange[] {
-  if (!header || !header.trim()) return [{ type: '*', subtype: '*', q: 1, params: 0 }];
+const ANYTHING: readonly MediaRange[] = [{ type: '*', subtype: '*', q: 1, params: 0 }];
+
+/** Headers already parsed: clients send the same few over and over. Bounded counts of bounded strings, emptied when full. */
+const parsed = new Map<string, readonly MediaRange[]>();
+const MAX_REMEMBERED_HEADERS = 64;
+const MAX_REMEMBERED_HEADER = 512;
+
+/** The ranges of an `Accept` header (anything when there is none); shared, not to be changed. */
+export function parseAccept(header: string | null | undefined): readonly MediaRange[] {
+  if (!header) return ANYTHING;
+  const known = parsed.get(header);
+  if (known) return known;
+  const ranges = parseRanges(header);
+  if (header.length <= MAX_REMEMBERED_HEADER) {
+    if (parsed.size >= MAX_REMEMBERED_HEADERS) parsed.clear();
+    parsed.set(header, ranges);
+  }
+  return ranges;
+}
+
+function parseRanges(header: string): readonly MediaRange[] {
+  if (!header.trim()) return ANYTHING;
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
     const [range, ...parameters] = part.split(';').map((s) => s.trim());
@@ -37,7 +57,7 @@ function specificity(range: MediaRange): number {
 }
 
 /** The q-value the client gives a concrete media type: the most specific matching range decides. */
-export function qualityOf(ranges: MediaRange[], mediaType: string): number {
+export function qualityOf(ranges: readonly MediaRange[], mediaType: string): number {
   const slash = mediaType.indexOf('/');
   const type = mediaType.slice(0, slash);
   const subtype = mediaType.slice(slash + 1);
@@ -53,7 +73,7 @@ export function qualityOf(ranges: MediaRange[], mediaType: string): number {
  * Picks the best of the offered media types (in server preference order) for the client's ranges;
  * ties go to the earlier offer. Returns null when nothing is acceptable.
  */
-export function negotiate(ranges: MediaRange[], offers: readonly string[]): string | null {
+export function negotiate(ranges: readonly MediaRange[], offers: readonly string[]): string | null {
   let best: string | null = null;
   let bestQ = 0;
   for (const offer of offers) {

@@ -3,8 +3,7 @@
  * XML, or anything a browser would sniff into one) must never run with the origin that serves `/idp/*`,
  * `/oauth/*` and the account pages: there it could act with the logged-in visitor's session.
  */
-import type { MiddlewareHandler } from 'hono';
-import { headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
+import { applyCors, headerOf, isFinished, setHeader, type HeaderRecord } from './headers.ts';
 
 /**
  * The policy of every answer that serves stored bytes on the server's own origin: a sandbox without
@@ -22,21 +21,22 @@ export const STORED_CONTENT_POLICY = 'sandbox allow-scripts allow-forms allow-po
  * server's pages and the data browser's wrapper set theirs) gets the stored-content sandbox. In subdomain mode
  * each pod's host is an origin of its own, which its apps need (their storage, their login): answers there keep
  * no sandbox, except for resources others may write (see `sandboxIfOthersWrite`); the base domain is sandboxed
- * as in path mode.
+ * as in path mode. The CORS headers (`applyCors`) are added after these. An answer made with both already in
+ * its record (`finishedResponse`) is left alone.
  */
-export function isolation(isPodHost: ((hostname: string) => boolean) | null): MiddlewareHandler {
+export function isolationAndCors(isPodHost: ((hostname: string) => boolean) | null): (request: Request, response: Response) => void {
   if (!isPodHost) {
-    return async (c, next) => {
-      await next();
-      if (!isFinished(c.res)) isolatedOnServerOrigin(c.res.headers);
+    return (request, response) => {
+      if (isFinished(response)) return;
+      isolatedOnServerOrigin(response.headers);
+      applyCors(request, response.headers);
     };
   }
-  return async (c, next) => {
-    await next();
-    const headers = c.res.headers;
+  return (request, response) => {
+    const headers = response.headers;
     headers.set('X-Content-Type-Options', 'nosniff');
-    if (headers.has('content-security-policy') || isPodHost(new URL(c.req.url).hostname)) return;
-    headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+    if (!headers.has('content-security-policy') && !isPodHost(new URL(request.url).hostname)) headers.set('Content-Security-Policy', STORED_CONTENT_POLICY);
+    if (!isFinished(response)) applyCors(request, headers);
   };
 }
 

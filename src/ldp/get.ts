@@ -105,7 +105,7 @@ async function pageGraphResponse(
   stored: StoredBody | ResourceMeta,
   meta: ResourceMeta,
   headers: HeaderRecord,
-  accept: MediaRange[],
+  accept: readonly MediaRange[],
   headOnly: boolean,
 ): Promise<Response | null> {
   const storedEssence = essenceOf(meta.contentType!);

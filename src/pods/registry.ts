@@ -27,10 +27,15 @@ export function isPodRoot(storage: StorageDriver, path: string): boolean {
   return rootsByStorage.get(storage)?.has(path) ?? false;
 }
 
+/** Moves whenever a pod root becomes known (on any storage): what was derived from pod ownership before may be out of date. */
+let podRootsGeneration = 0;
+
 export function rememberPodRoot(storage: StorageDriver, root: string): void {
   let roots = rootsByStorage.get(storage);
   if (!roots) rootsByStorage.set(storage, (roots = new Set()));
+  if (roots.has(root)) return;
   roots.add(root);
+  podRootsGeneration += 1;
 }
 
 /**
@@ -72,6 +77,11 @@ export class PodOwners {
   constructor(storage: StorageDriver, hosts: PodHosts | null = null) {
     this.#storage = storage;
     this.#hosts = hosts;
+  }
+
+  /** Moves when a pod root becomes known: an owner looked up before may be one now. */
+  version(): number {
+    return podRootsGeneration;
   }
 
   /** URL path and fragment of the WebID owning the pod that holds `path` (`/alice/#me`); null outside named pods. */

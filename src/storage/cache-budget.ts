@@ -16,9 +16,11 @@ export interface CacheBudgets {
   conversions: number;
   /** Parsed ACL documents. */
   aclDocuments: number;
+  /** Access decisions made from them (modes by path and caller). */
+  wacDecisions: number;
 }
 
-const SHARES: Record<keyof CacheBudgets, number> = { fileBodies: 8, fileTypes: 1, listings: 4, listingBodies: 5, conversions: 3, aclDocuments: 3 };
+const SHARES: Record<keyof CacheBudgets, number> = { fileBodies: 8, fileTypes: 1, listings: 4, listingBodies: 5, conversions: 3, aclDocuments: 2, wacDecisions: 1 };
 const TOTAL_SHARES = Object.values(SHARES).reduce((sum, share) => sum + share, 0);
 
 export function cacheBudgets(bytes: number): CacheBudgets {

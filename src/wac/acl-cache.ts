@@ -13,6 +13,13 @@ export interface EffectiveAcl {
   governedBy: string;
   inherited: boolean;
   authorizations: readonly Authorization[];
+  /** When the oldest document of the walk was read: what is derived from it is as old (see ACL_MAX_AGE_MS). */
+  loadedAt: number;
+}
+
+interface LoadedDocument {
+  authorizations: readonly Authorization[] | null;
+  loadedAt: number;
 }
 
 /** The default bound of the parsed documents, in bytes (the server passes its share of --cache-size). */
@@ -37,9 +44,9 @@ export class AclCache {
   readonly #storage: StorageDriver;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
-  readonly #documents: BoundedCache<string, { authorizations: readonly Authorization[] | null; loadedAt: number }>;
+  readonly #documents: BoundedCache<string, LoadedDocument>;
   /** Loads under way, so the requests that find an entry missing or aged at once share one read (at most one per path). */
-  readonly #loading = new Map<string, { generation: number; loaded: Promise<readonly Authorization[] | null> }>();
+  readonly #loading = new Map<string, { generation: number; loaded: Promise<LoadedDocument> }>();
   #generation = 0;
   /** Moved by every ACL write through any instance; what this cache's entries were loaded under. */
   readonly #shared: SharedGeneration | undefined;
@@ -60,6 +67,16 @@ export class AclCache {
   /** Moves on every invalidation: what was derived from the ACLs before it may be out of date. */
   get generation(): number {
     return this.#generation;
+  }
+
+  /** Whether other instances write the same ACLs: `generation` is then current only after `currentGeneration()`. */
+  get shared(): boolean {
+    return this.#shared !== undefined;
+  }
+
+  /** Whether what was read at `loadedAt` may still be used without reading it again. */
+  fresh(loadedAt: number): boolean {
+    return this.#now() - loadedAt < ACL_MAX_AGE_MS;
   }
 
   invalidate(aclPath: string): void {
@@ -100,26 +117,27 @@ export class AclCache {
   /** The nearest ACL document from the path up to the root; null when there is none at all. */
   async effectiveAcl(path: string): Promise<EffectiveAcl | null> {
     if (this.#shared) await this.#syncShared();
+    let loadedAt = Infinity;
     for (let current: string | null = path; current !== null; current = parentOf(current)) {
-      const authorizations = await this.#document(aclPathFor(current));
-      if (authorizations) return { governedBy: current, inherited: current !== path, authorizations };
+      const document = await this.#document(aclPathFor(current));
+      loadedAt = Math.min(loadedAt, document.loadedAt);
+      if (document.authorizations) return { governedBy: current, inherited: current !== path, authorizations: document.authorizations, loadedAt };
     }
     return null;
   }
 
-  async #document(aclPath: string): Promise<readonly Authorization[] | null> {
+  async #document(aclPath: string): Promise<LoadedDocument> {
     const cached = this.#documents.get(aclPath);
-    if (cached !== undefined && this.#now() - cached.loadedAt < ACL_MAX_AGE_MS) return cached.authorizations;
+    if (cached !== undefined && this.fresh(cached.loadedAt)) return cached;
     const generation = this.#generation;
     const pending = this.#loading.get(aclPath);
     if (pending?.generation === generation) return pending.loaded;
     const loadedAt = this.#now();
-    const loaded = this.#load(aclPath).then(
-      (authorizations) => {
-        if (generation === this.#generation) this.#documents.set(aclPath, { authorizations, loadedAt });
-        return authorizations;
-      },
-    );
+    const loaded = this.#load(aclPath).then((authorizations) => {
+      const document = { authorizations, loadedAt };
+      if (generation === this.#generation) this.#documents.set(aclPath, document);
+      return document;
+    });
     const entry = { generation, loaded };
     this.#loading.set(aclPath, entry);
     try {

@@ -25,13 +25,20 @@ export class GroupReader {
   readonly #storage: StorageDriver;
   readonly #localize: Localize;
   readonly #documents = new Map<string, Promise<Quad[]>>();
+  #consulted = false;
 
   constructor(storage: StorageDriver, localize: Localize) {
     this.#storage = storage;
     this.#localize = localize;
   }
 
+  /** Whether any membership was asked: what was decided then depends on group documents too. */
+  get consulted(): boolean {
+    return this.#consulted;
+  }
+
   async hasMember(group: string, webId: string): Promise<boolean> {
+    this.#consulted = true;
     const local = this.#localize(group);
     const path = storagePathOfLocal(local);
     if (path === null) return false;

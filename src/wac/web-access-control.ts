@@ -3,6 +3,8 @@ import { isAclPath, subjectOfAcl } from '../ldp/auxiliary.ts';
 import { parentOf } from '../storage/paths.ts';
 import { SpelledOtherwiseError, type StorageDriver } from '../storage/types.ts';
 import type { AclCache } from './acl-cache.ts';
+import { BoundedCache } from '../storage/bounded-cache.ts';
+import { stringBytes } from '../storage/cache-budget.ts';
 import type { AccessControl, Caller } from './access-control.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
 import { GroupReader, grantedModes, type Localize, type Subject } from './evaluate.ts';
@@ -10,8 +12,11 @@ import { localizeIri } from './local-iri.ts';
 import { ALL_MODES, type AccessMode, type AccessRequirement } from './modes.ts';
 import { withinScopes } from './scopes.ts';
 
-/** URL path and fragment of the WebID owning the pod that holds a path (`/alice/#me`), null outside pods. */
-export type PodOwnerLookup = (path: string) => Promise<string | null>;
+/** Who owns the pods: the owner of a path's pod (URL path and fragment of the WebID, `/alice/#me`; null outside pods), and a number that moves when that may have changed (a pod made). */
+export interface PodOwnership {
+  ownerOf(path: string): Promise<string | null>;
+  version(): number;
+}
 
 /** IRIs in comparable form for a caller's request: the origin it came to, and in subdomain mode every host of the server. */
 function localizerFor(caller: Caller, hosts: PodHosts | null): Localize {
@@ -63,11 +68,46 @@ function outsideScopes(caller: Caller, requirement: AccessRequirement): HttpProb
  * requirement handlers derive for its container (as for any member) does not apply.
  */
 function withoutAuxiliaryParents(requirements: readonly AccessRequirement[]): readonly AccessRequirement[] {
+  if (requirements.length === 1) return requirements;
   const aclParents = new Set(requirements.filter((r) => isAclPath(r.path)).map((r) => parentOf(r.path)));
   return aclParents.size === 0 ? requirements : requirements.filter((r) => isAclPath(r.path) || !aclParents.has(r.path));
 }
 
-type RememberedModes = Map<string, { generation: number; modes: Promise<Set<AccessMode>> }>;
+/** The modes decided on a path for a caller, and what they were derived from. */
+interface Decision {
+  modes: ReadonlySet<AccessMode>;
+  /** The same in ALL_MODES order, as WAC-Allow lists them. */
+  listed: readonly AccessMode[];
+  /** The ACL cache's generation and the pods' ownership version when the decision was begun. */
+  generation: number;
+  owners: number;
+  /** When the oldest ACL document it was derived from was read; null: kept for its request only. */
+  loadedAt: number | null;
+}
+
+/** A decision's entry besides its key: the object, its set and array, the map's slot. */
+const DECISION_BYTES = 320;
+/** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
+const DEFAULT_DECISION_BYTES = 1024 * 1024;
+
+/**
+ * Decisions are shared across requests by everything they depend on: the path, the caller's WebID (none for
+ * the public), the origin the request came to (which IRIs count as this server's) and a foreign Origin header
+ * (acl:origin). The path goes last, so it may hold any character; the others hold no newline.
+ */
+function decisionKey(caller: Caller, path: string, anonymous: boolean): string {
+  const foreignOrigin = caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : '';
+  return `${anonymous ? '' : (caller.webId ?? '')}\n${caller.serverOrigin ?? ''}\n${foreignOrigin}\n${path}`;
+}
+
+/** What a request's evaluations share: the comparable form of its IRIs, its subject, the group documents it read. */
+interface Evaluation {
+  localize: Localize;
+  subject: Subject;
+  groups: GroupReader;
+}
+
+type RememberedModes = Map<string, { generation: number; decision: Promise<Decision> }>;
 
 /**
  * Web Access Control: effective ACL from the nearest ACL document (cached), authorizations by agent,
@@ -76,73 +116,109 @@ type RememberedModes = Map<string, { generation: number; modes: Promise<Set<Acce
 export class WebAccessControl implements AccessControl {
   readonly #cache: AclCache;
   readonly #storage: StorageDriver;
-  readonly #podOwnerOf: PodOwnerLookup;
+  readonly #owners: PodOwnership;
   readonly #hosts: PodHosts | null;
   /**
-   * Modes already worked out for a request (its Caller object), by agent and path: a GET asks for the same
-   * ones up to three times (the check, then WAC-Allow for the user and the public). A write to any ACL in
-   * between makes them stale. Kept on the Caller under this instance's key (a WeakMap entry per request would
-   * weigh on every garbage collection).
+   * Decisions across requests, so a warm check walks no ACL at all. One is used while the ACL cache's generation
+   * (moved by every ACL write through any instance) and the pods' ownership are as when it was begun, and the
+   * ACL documents it came from are younger than ACL_MAX_AGE_MS (changes made on disk). A decision that read a
+   * group document is not kept: groups are ordinary resources, written without telling anyone.
+   */
+  readonly #decisions: BoundedCache<string, Decision>;
+  /**
+   * Modes already worked out for a request (its Caller object), by agent and path, where no shared decision
+   * is at hand: a GET asks for the same ones up to three times (the check, then WAC-Allow for the user and the
+   * public). A write to any ACL in between makes them stale. Kept on the Caller under this instance's key (a
+   * WeakMap entry per request would weigh on every garbage collection).
    */
   readonly #perRequest = Symbol('svc.modes');
 
   /** `cache` reads through `storage`; whoever writes ACL documents must invalidate it (see acl-storage.ts). */
   /** `hosts`: in subdomain mode, so that IRIs on every pod's host count as this server's. */
-  constructor(storage: StorageDriver, cache: AclCache, podOwnerOf: PodOwnerLookup, hosts: PodHosts | null = null) {
+  constructor(storage: StorageDriver, cache: AclCache, owners: PodOwnership, hosts: PodHosts | null = null, maxDecisionBytes = DEFAULT_DECISION_BYTES) {
     this.#storage = storage;
     this.#cache = cache;
-    this.#podOwnerOf = podOwnerOf;
+    this.#owners = owners;
     this.#hosts = hosts;
+    this.#decisions = new BoundedCache(maxDecisionBytes, (_decision, key) => stringBytes(key) + DECISION_BYTES);
   }
 
   async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
-    const localize = localizerFor(caller, this.#hosts);
-    const subject = subjectOf(caller, localize);
-    const groups = new GroupReader(this.#storage, localize);
+    if (this.#cache.shared) await this.#cache.currentGeneration();
+    let evaluation: Evaluation | undefined;
+    const evaluate = () => (evaluation ??= this.#evaluation(caller));
     for (const requirement of withoutAuxiliaryParents(requirements)) {
-      const granted = await this.#remembered(caller, requirement.path, subject, groups, localize);
+      const granted = (await this.#decision(caller, requirement.path, false, evaluate)).modes;
       if (!requirement.anyOf.some((mode) => granted.has(mode))) throw denied(caller, requirement);
       if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, requirement.path, granted).has(mode))) {
         // A token limited by its scopes still leaves its app what anyone may do.
-        const anyone = await this.#remembered(caller, requirement.path, { ...subject, webId: null }, groups, localize);
+        const anyone = (await this.#decision(caller, requirement.path, true, evaluate)).modes;
         if (!requirement.anyOf.some((mode) => anyone.has(mode))) throw outsideScopes(caller, requirement);
       }
     }
   }
 
   async allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }> {
-    const localize = localizerFor(caller, this.#hosts);
-    const subject = subjectOf(caller, localize);
-    const groups = new GroupReader(this.#storage, localize);
-    const granted = await this.#remembered(caller, path, subject, groups, localize);
-    const anyone = subject.webId === null ? granted : await this.#remembered(caller, path, { ...subject, webId: null }, groups, localize);
-    const user = caller.scopes ? new Set([...withinScopes(caller, path, granted), ...anyone]) : granted;
-    return { user: ALL_MODES.filter((m) => user.has(m)), public: ALL_MODES.filter((m) => anyone.has(m)) };
+    if (this.#cache.shared) await this.#cache.currentGeneration();
+    let evaluation: Evaluation | undefined;
+    const evaluate = () => (evaluation ??= this.#evaluation(caller));
+    const granted = await this.#decision(caller, path, false, evaluate);
+    const anyone = caller.webId === null ? granted : await this.#decision(caller, path, true, evaluate);
+    if (!caller.scopes) return { user: granted.listed, public: anyone.listed };
+    const user = new Set([...withinScopes(caller, path, granted.modes), ...anyone.modes]);
+    return { user: ALL_MODES.filter((m) => user.has(m)), public: anyone.listed };
   }
 
   version(): Promise<number> {
     return this.#cache.currentGeneration();
   }
 
-  #remembered(caller: Caller, path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
+  #evaluation(caller: Caller): Evaluation {
+    const localize = localizerFor(caller, this.#hosts);
+    return { localize, subject: subjectOf(caller, localize), groups: new GroupReader(this.#storage, localize) };
+  }
+
+  /** The shared decision when one holds (no promise made), else the request's own. */
+  #decision(caller: Caller, path: string, anonymous: boolean, evaluate: () => Evaluation): Decision | Promise<Decision> {
+    const key = decisionKey(caller, path, anonymous);
+    const decided = this.#decisions.get(key);
+    if (
+      decided !== undefined &&
+      decided.generation === this.#cache.generation &&
+      decided.owners === this.#owners.version() &&
+      this.#cache.fresh(decided.loadedAt!)
+    ) {
+      return decided;
+    }
+    return this.#remembered(caller, key, path, anonymous, evaluate);
+  }
+
+  #remembered(caller: Caller, key: string, path: string, anonymous: boolean, evaluate: () => Evaluation): Promise<Decision> {
     const held = caller as Caller & { [key: symbol]: RememberedModes | undefined };
     let known = held[this.#perRequest];
     // Not enumerable: a copy of the caller (`{ ...caller }`, as notifications make to check again) starts afresh.
     if (!known) Object.defineProperty(held, this.#perRequest, { value: (known = new Map()) });
-    const key = `${subject.webId ?? ''}\n${path}`;
     const generation = this.#cache.generation;
     const entry = known.get(key);
-    if (entry && entry.generation === generation) return entry.modes;
-    const modes = this.#modes(path, subject, groups, localize);
-    known.set(key, { generation, modes });
-    return modes;
+    if (entry && entry.generation === generation) return entry.decision;
+    const owners = this.#owners.version();
+    const { localize, subject: callerSubject, groups } = evaluate();
+    const subject = anonymous ? { ...callerSubject, webId: null } : callerSubject;
+    const decision = this.#modes(path, subject, groups, localize).then(({ modes, loadedAt }) => {
+      const made: Decision = { modes, listed: ALL_MODES.filter((m) => modes.has(m)), generation, owners, loadedAt };
+      if (loadedAt !== null && !groups.consulted) this.#decisions.set(key, made);
+      return made;
+    });
+    known.set(key, { generation, decision });
+    return decision;
   }
 
   /**
    * Modes on a path; on an ACL document every mode comes from Control over the resource it governs. A pod's
-   * owner always has Control in the pod, so no ACL they write can lock them out of fixing it.
+   * owner always has Control in the pod, so no ACL they write can lock them out of fixing it. With them, when
+   * the oldest ACL document they came from was read (null: not to be kept).
    */
-  async #modes(path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<Set<AccessMode>> {
+  async #modes(path: string, subject: Subject, groups: GroupReader, localize: Localize): Promise<{ modes: Set<AccessMode>; loadedAt: number | null }> {
     const governed = isAclPath(path) ? subjectOfAcl(path) : path;
     let acl;
     try {
@@ -152,12 +228,13 @@ export class WebAccessControl implements AccessControl {
       // directory holding it; to others the path grants nothing, as a name they cannot see.
       if (!(error instanceof SpelledOtherwiseError)) throw error;
       // The directory is an ancestor, or the container itself when its own ACL document is spelled otherwise.
-      if (error.directory !== governed && (await this.#modes(error.directory, subject, groups, localize)).has('read')) throw error;
-      return new Set();
+      if (error.directory !== governed && (await this.#modes(error.directory, subject, groups, localize)).modes.has('read')) throw error;
+      return { modes: new Set(), loadedAt: null };
     }
     const modes = await grantedModes(acl, governed, subject, groups, localize);
-    if (subject.webId !== null && !modes.has('control') && (await this.#podOwnerOf(governed)) === subject.webId) modes.add('control');
-    if (isAclPath(path)) return modes.has('control') ? new Set(ALL_MODES) : new Set();
-    return modes;
+    if (subject.webId !== null && !modes.has('control') && (await this.#owners.ownerOf(governed)) === subject.webId) modes.add('control');
+    const loadedAt = acl?.loadedAt ?? null;
+    if (isAclPath(path)) return { modes: modes.has('control') ? new Set(ALL_MODES) : new Set(), loadedAt };
+    return { modes, loadedAt };
   }
 }

@@ -11,7 +11,7 @@ describe('WebAccessControl', () => {
   it('keeps the modes it worked out for one request to that caller object: a copy of it (a later check) works them out again', async () => {
     const storage = new MemoryDriver();
     let now = 0;
-    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => now), async () => null);
+    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => now), { ownerOf: async () => null, version: () => 0 });
     await storage.put('/box/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
     const caller: Caller = { webId: null, origin: null, serverOrigin: 'http://localhost' };
     expect((await access.allowedModes(caller, '/box/doc')).user).toEqual(['read']);
@@ -20,5 +20,68 @@ describe('WebAccessControl', () => {
     now = ACL_MAX_AGE_MS;
     expect((await access.allowedModes(caller, '/box/doc')).user).toEqual(['read']);
     expect((await access.allowedModes({ ...caller }, '/box/doc')).user).toEqual(['write', 'append']);
+  });
+
+  it('decides a warm check without looking at the ACLs again: a new caller with the same WebID and origins reuses the decision', async () => {
+    const storage = new MemoryDriver();
+    const cache = new AclCache(storage, () => undefined, () => 0);
+    const access = new WebAccessControl(storage, cache, { ownerOf: async () => null, version: () => 0 });
+    await storage.put('/box/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const caller = (): Caller => ({ webId: null, origin: null, serverOrigin: 'http://localhost' });
+    await access.require(caller(), [{ path: '/box/doc', anyOf: ['read'] }]);
+    let walks = 0;
+    const walk = cache.effectiveAcl.bind(cache);
+    cache.effectiveAcl = (path) => (walks++, walk(path));
+    await access.require(caller(), [{ path: '/box/doc', anyOf: ['read'] }]);
+    expect((await access.allowedModes(caller(), '/box/doc')).user).toEqual(['read']);
+    expect(walks).toBe(0);
+    // Another origin served is another decision (IRIs on it count as this server's).
+    await access.allowedModes({ ...caller(), serverOrigin: 'http://other.test' }, '/box/doc');
+    expect(walks).toBe(1);
+  });
+
+  it('keeps a decision no longer than the oldest ACL document it came from, for changes made on disk', async () => {
+    const storage = new MemoryDriver();
+    let now = 0;
+    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => now), { ownerOf: async () => null, version: () => 0 });
+    await storage.put('/box/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const anonymous = (): Caller => ({ webId: null, origin: null, serverOrigin: 'http://localhost' });
+    const alice = (): Caller => ({ webId: 'http://localhost/alice/#me', origin: null, serverOrigin: 'http://localhost' });
+    expect((await access.allowedModes(anonymous(), '/box/doc')).user).toEqual(['read']);
+    // Decided later, from the document read at 0.
+    now = ACL_MAX_AGE_MS - 1000;
+    expect((await access.allowedModes(alice(), '/box/doc')).user).toEqual(['read']);
+    await storage.put('/box/.acl', publicAcl('Write'), { contentType: 'text/turtle' });
+    now = ACL_MAX_AGE_MS;
+    expect((await access.allowedModes(alice(), '/box/doc')).user).toEqual(['write', 'append']);
+  });
+
+  it('decides again once a pod is made: its owner has Control there', async () => {
+    const storage = new MemoryDriver();
+    const access = new WebAccessControl(storage, new AclCache(storage, () => undefined, () => 0), {
+      ownerOf: async () => owner,
+      version: () => (owner === null ? 0 : 1),
+    });
+    let owner: string | null = null;
+    await storage.put('/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const alice = (): Caller => ({ webId: 'http://localhost/alice/#me', origin: null, serverOrigin: 'http://localhost' });
+    expect((await access.allowedModes(alice(), '/alice/doc')).user).toEqual(['read']);
+    owner = '/alice/#me';
+    expect((await access.allowedModes(alice(), '/alice/doc')).user).toEqual(['read', 'control']);
+  });
+
+  it('keeps decisions within their byte bound', async () => {
+    const storage = new MemoryDriver();
+    const cache = new AclCache(storage, () => undefined, () => 0);
+    const access = new WebAccessControl(storage, cache, { ownerOf: async () => null, version: () => 0 }, null, 2000);
+    await storage.put('/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const caller = (): Caller => ({ webId: null, origin: null, serverOrigin: 'http://localhost' });
+    for (let i = 0; i < 20; i++) await access.allowedModes(caller(), `/doc-${i}`);
+    let walks = 0;
+    const walk = cache.effectiveAcl.bind(cache);
+    cache.effectiveAcl = (path) => (walks++, walk(path));
+    for (let i = 0; i < 20; i++) expect((await access.allowedModes(caller(), `/doc-${i}`)).user).toEqual(['read']);
+    // Room for a few of the 20 only: the others are decided again.
+    expect(walks).toBeGreaterThan(10);
   });
 });
