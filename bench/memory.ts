@@ -10,9 +10,10 @@
  * is live) after seeding and at the end into .bench/heap, summarised here by what the objects are; writing one
  * takes memory itself, so the VmHWM printed after it is no longer the workloads'. `--cli` runs another build
  * (a baseline's dist/cli.js), `--node-options` passes flags to its Node, `--only` picks workloads, `--docdb`
- * runs svc with --docdb against jongodb (as `npm run bench` does) and adds the docdb workloads.
+ * runs svc with --docdb against jongodb (as `npm run bench` does) and adds the docdb workloads, `--server-output <file>`
+ * keeps what the server printed (with `--node-options=--trace-gc`, its collections).
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { positiveCount } from './args.ts';
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     cli: { type: 'string' },
     docdb: { type: 'boolean', default: false },
+    'server-output': { type: 'string' },
   },
 });
 const duration = positiveCount('duration', values.duration);
@@ -137,5 +139,6 @@ try {
   await snapshot('every workload');
 } finally {
   await server.stop();
+  if (values['server-output']) await writeFile(values['server-output'], server.output());
   await docdb?.stop();
 }

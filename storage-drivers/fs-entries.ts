@@ -92,24 +92,26 @@ export function matchesKind(path: string, stats: BigIntStats | null): stats is B
 const SCAN_SLICE = 256;
 
 /**
- * Gives back `previous`'s object for a member unchanged since (same path, kind, size and ETag), else `meta`: a
+ * Gives back `previous`'s object for a member unchanged since (same path, kind and ETag), else a new one: a
  * rescan of a large container keeps alive only what changed, not a new copy of every member for the garbage
  * collector to promote and mark. A directory is read in the same order each time, so the previous member is
- * mostly the next one in `previous`; a member found elsewhere is looked up by path.
+ * mostly the next one in `previous`, recognised by its name without making its path; one found elsewhere is
+ * looked up by path.
  */
-function reuser(previous: readonly ResourceMeta[]): (meta: ResourceMeta) => ResourceMeta {
+function reuser(container: string, previous: readonly ResourceMeta[]): (name: string, stats: BigIntStats) => ResourceMeta {
   let next = 0;
   let indexOf: Map<string, number> | undefined;
-  return (meta) => {
-    let at = next;
-    if (previous[at]?.path !== meta.path) {
+  return (name, stats) => {
+    const isContainer = stats.isDirectory();
+    let old: ResourceMeta | undefined = previous[next];
+    if (!old || old.isContainer !== isContainer || old.path.length !== container.length + name.length + (isContainer ? 1 : 0) || !old.path.startsWith(name, container.length)) {
       indexOf ??= new Map(previous.map((member, index) => [member.path, index]));
-      at = indexOf.get(meta.path) ?? -1;
-    }
-    if (at < 0) return meta;
-    next = at + 1;
-    const old = previous[at]!;
-    return old.etag === meta.etag && old.size === meta.size && old.modified === meta.modified && old.isContainer === meta.isContainer ? old : meta;
+      const at = indexOf.get(isContainer ? `${container}${name}/` : container + name);
+      old = at === undefined ? undefined : previous[at];
+      if (old) next = at! + 1;
+    } else next++;
+    const meta = metaFromStats(old ? old.path : isContainer ? `${container}${name}/` : container + name, stats);
+    return old && old.etag === meta.etag && old.size === meta.size && old.modified === meta.modified ? old : meta;
   };
 }
 
@@ -117,9 +119,12 @@ function reuser(previous: readonly ResourceMeta[]): (meta: ResourceMeta) => Reso
  * The members of the container at `container` (storage path) under `root`, read from the disk: the names in
  * one call, then each member's stats, blocking calls while `blocking` allows them (an lstat of a cached
  * inode takes a few microseconds, a round trip through the thread pool twenty), in slices. Members unchanged
- * since `previous` (an earlier scan of the same container) are its objects.
+ * since `previous` (an earlier scan of the same container) are its objects. Each member's own garbage is
+ * little more than its Stats (a 10,000-member scan makes tens of megabytes of it, and with it garbage
+ * collections and the kernel's inodes pushed out of the CPU's caches).
  */
 export async function readMembers(root: string, container: string, blocking: BlockingCalls, previous: readonly ResourceMeta[] = []): Promise<ResourceMeta[]> {
+  // Ends with a separator, as `container` does: a member's file is this and its name (no path.join per member).
   const directory = join(root, container);
   let names: string[];
   try {
@@ -129,22 +134,23 @@ export async function readMembers(root: string, container: string, blocking: Blo
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
     throw error;
   }
-  const reuse = reuser(previous);
+  const reuse = reuser(container, previous);
   const members: ResourceMeta[] = [];
+  // Symlinks, sockets and the like are not members (lstat: a link is not followed).
+  const add = (name: string, stats: BigIntStats | null) => {
+    if (stats?.isFile() || stats?.isDirectory()) members.push(reuse(name, stats));
+  };
   for (let start = 0; start < names.length; start += SCAN_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const pending: Promise<void>[] = [];
     for (let index = start; index < Math.min(start + SCAN_SLICE, names.length); index++) {
       const name = names[index]!;
+      // Names done with are let go: between two slices the young generation's collections would otherwise copy
+      // every name not yet reached, and promote them (~0.7 MB for 10,000 members and their sidecars).
+      names[index] = '';
       if (isReservedName(name)) continue;
-      const file = join(directory, name);
-      // Symlinks, sockets and the like are not members (lstat: a link is not followed).
-      const add = (stats: BigIntStats | null) => {
-        if (stats?.isFile()) members.push(reuse(metaFromStats(container + name, stats)));
-        else if (stats?.isDirectory()) members.push(reuse(metaFromStats(`${container}${name}/`, stats)));
-      };
-      if (blocking.allowed) add(blocking.run(() => statOfSync(file)));
-      else pending.push(statOf(file).then(add));
+      if (blocking.allowed) add(name, blocking.run(statOfSync, directory + name));
+      else pending.push(statOf(directory + name).then((stats) => add(name, stats)));
     }
     await Promise.all(pending);
   }

@@ -137,12 +137,41 @@ function types(meta: ResourceMeta): string[] {
   return meta.isContainer ? ['ldp:Container', 'ldp:BasicContainer', 'ldp:Resource'] : ['ldp:Resource'];
 }
 
+/** The last second `isoDateTime` wrote, and its text up to the milliseconds: members written together share it. */
+let isoSecond = NaN;
+let isoSecondText = '';
+/** The latest time `toISOString` writes with a four-digit year. */
+const LAST_FOUR_DIGIT_YEAR_MS = 253402300799999;
+
+/** `new Date(ms).toISOString()`, without a Date or a formatting of the whole date for each member. */
+export function isoDateTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms > LAST_FOUR_DIGIT_YEAR_MS) return new Date(ms).toISOString();
+  const millis = ms % 1000;
+  const second = ms - millis;
+  if (second !== isoSecond) {
+    isoSecondText = new Date(second).toISOString().slice(0, -4);
+    isoSecond = second;
+  }
+  return `${isoSecondText}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+}
+
+/** `String(ms / 1000)` (seconds as a decimal, as stat:mtime gives them), without a division and a number's formatting. */
+export function decimalSeconds(ms: number): string {
+  // Up to 15 digits the shortest decimal that gives back ms / 1000 is ms's own digits, the point moved.
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 1e15) return String(ms / 1000);
+  const millis = ms % 1000;
+  const seconds = (ms - millis) / 1000;
+  if (millis === 0) return String(seconds);
+  const fraction = millis % 100 === 0 ? millis / 100 : millis % 10 === 0 ? (millis < 100 ? '0' : '') + millis / 10 : (millis < 10 ? '00' : millis < 100 ? '0' : '') + millis;
+  return `${seconds}.${fraction}`;
+}
+
 function node(meta: ResourceMeta, url: (path: string) => string): Record<string, unknown> {
   return {
     '@id': url(meta.path),
     '@type': types(meta),
-    modified: new Date(meta.modified).toISOString(),
-    mtime: String(meta.modified / 1000),
+    modified: isoDateTime(meta.modified),
+    mtime: decimalSeconds(meta.modified),
     size: String(meta.size),
   };
 }
@@ -150,12 +179,19 @@ function node(meta: ResourceMeta, url: (path: string) => string): Record<string,
 /** Members written into one piece of a body: pieces of ~20-40 KB, garbage of the young generation. */
 const MEMBERS_PER_PIECE = 128;
 
-/** `write` of each member, joined in pieces of MEMBERS_PER_PIECE with `separator` between members. */
-function* memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number) => string, separator: string): Generator<string> {
+/**
+ * `write` of each member, in pieces of MEMBERS_PER_PIECE with `separator` between members. `write` adds its
+ * member's text to `parts` as the strings it has (one join per piece then makes the piece, with no string
+ * made per member in between).
+ */
+function* memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number, parts: string[]) => void, separator: string): Generator<string> {
   for (let from = 0; from < members.length; from += MEMBERS_PER_PIECE) {
-    const texts: string[] = [];
-    for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) texts.push(write(members[index]!, index));
-    yield (from > 0 ? separator : '') + texts.join(separator);
+    const parts: string[] = [];
+    for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) {
+      if (index > 0 && separator) parts.push(separator);
+      write(members[index]!, index, parts);
+    }
+    yield parts.join('');
   }
 }
 
@@ -176,7 +212,7 @@ export function listingTurtleBytes(listing: Listing, url: (path: string) => stri
 export function* listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {
   const containerNode = { ...node(listing.container, url), contains: listing.members.map((m) => url(m.path)) };
   yield `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
-  yield* memberPieces(listing.members, (member) => `,${JSON.stringify(node(member, url))}`, '');
+  yield* memberPieces(listing.members, (member, _, parts) => void parts.push(',', JSON.stringify(node(member, url))), '');
   yield ']}';
 }
 
@@ -192,14 +228,18 @@ function relativeIri(iri: string, base: string): string {
   return firstSegment.includes(':') ? `<./${rest}>` : `<${rest}>`;
 }
 
-function turtleDescription(meta: ResourceMeta, subject: string): string {
-  const mtime = String(meta.modified / 1000);
+/** The statements about one member or the container, added to `parts` (see memberPieces). */
+function turtleDescription(meta: ResourceMeta, subject: string, parts: string[]): void {
+  const mtime = decimalSeconds(meta.modified);
   const size = String(meta.size);
-  return (
-    `${subject} a ${meta.isContainer ? 'ldp:Container, ldp:BasicContainer, ldp:Resource' : 'ldp:Resource'};\n` +
-    `    dcterms:modified "${new Date(meta.modified).toISOString()}"^^xsd:dateTime;\n` +
-    `    stat:mtime ${DECIMAL.test(mtime) ? mtime : `"${mtime}"^^xsd:decimal`};\n` +
-    `    stat:size ${INTEGER.test(size) ? size : `"${size}"^^xsd:integer`}`
+  parts.push(
+    subject,
+    meta.isContainer ? ' a ldp:Container, ldp:BasicContainer, ldp:Resource;\n    dcterms:modified "' : ' a ldp:Resource;\n    dcterms:modified "',
+    isoDateTime(meta.modified),
+    '"^^xsd:dateTime;\n    stat:mtime ',
+    DECIMAL.test(mtime) ? mtime : `"${mtime}"^^xsd:decimal`,
+    ';\n    stat:size ',
+    INTEGER.test(size) ? size : `"${size}"^^xsd:integer`,
   );
 }
 
@@ -210,13 +250,22 @@ function turtleDescription(meta: ResourceMeta, subject: string): string {
 export function* listingToTurtle(listing: Listing, url: (path: string) => string): Generator<string> {
   const base = url(listing.container.path);
   const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
-  yield `${TURTLE_PREFIXES}\n${turtleDescription(listing.container, '<>')}`;
+  const head = [TURTLE_PREFIXES, '\n'];
+  turtleDescription(listing.container, '<>', head);
+  yield head.join('');
   if (subjects.length > 0) {
     yield ';\n    ldp:contains ';
-    yield* memberPieces(listing.members, (_, index) => subjects[index]!, ', ');
+    yield* memberPieces(listing.members, (_, index, parts) => void parts.push(subjects[index]!), ', ');
   }
   yield '.\n';
-  yield* memberPieces(listing.members, (member, index) => `${turtleDescription(member, subjects[index]!)}.\n`, '');
+  yield* memberPieces(
+    listing.members,
+    (member, index, parts) => {
+      turtleDescription(member, subjects[index]!, parts);
+      parts.push('.\n');
+    },
+    '',
+  );
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */
@@ -226,8 +275,8 @@ export function listingToQuads(listing: Listing, url: (path: string) => string):
   const describe = (meta: ResourceMeta) => {
     const subject = namedNode(url(meta.path));
     for (const type of types(meta)) quads.push(quad(subject, namedNode(RDF_TYPE), namedNode(LDP + type.slice(4))));
-    quads.push(quad(subject, namedNode(DCTERMS + 'modified'), literal(new Date(meta.modified).toISOString(), namedNode(XSD + 'dateTime'))));
-    quads.push(quad(subject, namedNode(STAT + 'mtime'), literal(String(meta.modified / 1000), namedNode(XSD + 'decimal'))));
+    quads.push(quad(subject, namedNode(DCTERMS + 'modified'), literal(isoDateTime(meta.modified), namedNode(XSD + 'dateTime'))));
+    quads.push(quad(subject, namedNode(STAT + 'mtime'), literal(decimalSeconds(meta.modified), namedNode(XSD + 'decimal'))));
     quads.push(quad(subject, namedNode(STAT + 'size'), literal(String(meta.size), namedNode(XSD + 'integer'))));
   };
   describe(listing.container);

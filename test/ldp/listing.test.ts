@@ -1,6 +1,6 @@
 import { Parser, Writer, type Quad } from 'n3';
 import { describe, expect, it } from 'vitest';
-import { encodePieces, ListingBodies, listingToJsonLd, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
+import { decimalSeconds, encodePieces, isoDateTime, ListingBodies, listingToJsonLd, listingToQuads, listingToTurtle, type Listing } from '../../src/ldp/listing.ts';
 import { parseRdf } from '../../src/rdf/convert.ts';
 import type { ResourceMeta } from '../../src/storage/types.ts';
 
@@ -13,6 +13,27 @@ function nTriples(quads: Quad[]): string[] {
   const writer = new Writer({ format: 'application/n-triples' });
   return quads.map((quad) => writer.quadToString(quad.subject, quad.predicate, quad.object)).sort();
 }
+
+describe("a member's times as a listing writes them", () => {
+  const times = [0, 1, 5, 10, 50, 99, 100, 120, 999, 1000, 59_999, 1_795_639_230_000, 1_795_639_230_001, 1_795_639_230_010, 1_795_639_230_100, 1_795_639_230_120, 1_795_639_230_999];
+  const beyond = [-1, -1500, 1.5, 1_795_639_230_000.25, 253_402_300_799_999, 253_402_300_800_000, 999_999_999_999_999, 1e15, 8.64e15, -8.64e15];
+
+  it('are what a Date and a number write (members of one second share its text)', () => {
+    for (const ms of [...times, ...times.slice().reverse(), ...beyond]) {
+      expect(isoDateTime(ms)).toBe(new Date(ms).toISOString());
+      expect(decimalSeconds(ms)).toBe(String(ms / 1000));
+    }
+  });
+
+  it('are what a Date and a number write over years of milliseconds', () => {
+    let ms = 1_700_000_000_000;
+    for (let step = 1; step < 20_000; step++) {
+      ms += (step * 7919) % 1_000_003;
+      expect(isoDateTime(ms)).toBe(new Date(ms).toISOString());
+      expect(decimalSeconds(ms)).toBe(String(ms / 1000));
+    }
+  });
+});
 
 describe('container listings written as Turtle', () => {
   const listing: Listing = {

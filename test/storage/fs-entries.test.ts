@@ -46,6 +46,24 @@ describe('reading a container from the disk', () => {
       expect(again.map((member) => member.path).sort()).toEqual(['/c/a', '/c/b', '/c/c', '/c/d', '/c/e', '/c/sub/']);
     }
   });
+
+  it('gives a new object for a name that became a container, or a file again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'svc-entries-'));
+    roots.push(root);
+    await mkdir(join(root, 'c'));
+    await writeFile(join(root, 'c', 'x'), 'x');
+    const blocking = new BlockingCalls();
+    const file = await readMembers(root, '/c/', blocking);
+    await rm(join(root, 'c', 'x'));
+    await mkdir(join(root, 'c', 'x'));
+    const directory = await readMembers(root, '/c/', blocking, file);
+    expect(directory.map((member) => [member.path, member.isContainer])).toEqual([['/c/x/', true]]);
+    await rm(join(root, 'c', 'x'), { recursive: true });
+    await writeFile(join(root, 'c', 'x'), 'x');
+    const again = await readMembers(root, '/c/', blocking, directory);
+    expect(again.map((member) => [member.path, member.isContainer])).toEqual([['/c/x', false]]);
+    expect(again[0]).not.toBe(file[0]);
+  });
 });
 
 describe('reading a small file in blocking calls', () => {

@@ -1,0 +1,86 @@
+/**
+ * Where a fresh listing's time goes: `npm run bench:scan [-- --rounds 30 --dir <data dir>]`.
+ *
+ * In one process, as `svc start` runs (its heap policy), fills a 1,000- and a 10,000-member container through
+ * the fs driver (as the scaling run of `npm run bench` does), then lists each right after a write into it
+ * (a fresh directory scan, then the Turtle body made again), alternating the two. Per listing it reads the
+ * wall time, the process's user and system CPU (system is mostly the kernel's lstat of each member) and the
+ * time V8 spent collecting garbage meanwhile; it prints medians. `--dir` keeps the filled directory for
+ * the next run (profiles: `node --cpu-prof --import tsx bench/fresh-scan.ts`).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { positiveCount } from './args.ts';
+import { applyHeapPolicy } from '../runtimes/node/heap.ts';
+import { FsDriver } from '../storage-drivers/fs.ts';
+import { listingTurtleBytes, readListing } from '../src/ldp/listing.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '30' }, dir: { type: 'string' } } });
+const rounds = positiveCount('rounds', values.rounds);
+applyHeapPolicy(process.execArgv, process.env.NODE_OPTIONS);
+
+const root = values.dir ?? (await mkdtemp(join(tmpdir(), 'svc-fresh-scan-')));
+const storage = await FsDriver.open(root, { recover: true });
+const body = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
+const containers = [[1000, '/scale-1k/'], [10_000, '/scale-10k/']] as const;
+for (const [members, container] of containers) {
+  if ((await storage.head(container))?.isContainer) continue;
+  for (let index = 0; index < members; index++) await storage.put(`${container}m${String(index).padStart(5, '0')}.json`, body, { contentType: 'application/ld+json' });
+}
+
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
+interface Sample {
+  wall: number;
+  /** The directory scan (names and each member's lstat), the visible members sorted, the Turtle body made. */
+  scan: number;
+  sort: number;
+  body: number;
+  user: number;
+  system: number;
+  gc: number;
+}
+const samples = new Map<number, Sample[]>(containers.map(([members]) => [members, []]));
+const origin = 'http://localhost:3000';
+for (let round = 0; round < rounds; round++) {
+  for (const [members, container] of containers) {
+    await storage.put(`${container}touched.json`, '{}', { contentType: 'application/ld+json' });
+    // The write's own garbage and GC are not the listing's.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const gcBefore = gcMs;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const meta = (await storage.head(container))!;
+    await storage.children(container);
+    const scanned = performance.now();
+    const listing = await readListing(storage, meta);
+    const sorted = performance.now();
+    const bytes = listingTurtleBytes(listing, (path) => origin + path);
+    const ended = performance.now();
+    const used = process.cpuUsage(cpu);
+    // GC entries are reported a turn later.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (bytes.byteLength === 0) throw new Error('empty listing');
+    samples.get(members)!.push({ wall: ended - started, scan: scanned - started, sort: sorted - scanned, body: ended - sorted, user: used.user / 1000, system: used.system / 1000, gc: gcMs - gcBefore });
+  }
+}
+
+const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
+const summary = new Map<number, Sample>();
+for (const [members, list] of samples) {
+  const row = Object.fromEntries(Object.keys(list[0]!).map((key) => [key, median(list.map((sample) => sample[key as keyof Sample]))])) as unknown as Sample;
+  summary.set(members, row);
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  console.log(`${String(members).padStart(6)} members: wall ${ms(row.wall)} (scan ${ms(row.scan)}, sort ${ms(row.sort)}, body ${ms(row.body)}), CPU user ${ms(row.user)}, system ${ms(row.system)}, GC ${ms(row.gc)} (medians of ${list.length})`);
+}
+const [small, large] = [summary.get(1000)!, summary.get(10_000)!];
+// The system CPU of a 1,000-member listing is often below the clock's tick: no ratio then.
+const ratio = (key: keyof Sample) => `${key} ${small[key] > 0 ? `${(large[key] / small[key]).toFixed(1)}×` : '–'}`;
+console.log(`10,000 / 1,000: ${(['wall', 'scan', 'sort', 'body', 'user', 'system', 'gc'] as const).map(ratio).join(', ')}`);
+if (!values.dir) await rm(root, { recursive: true, force: true });
