@@ -25,6 +25,7 @@ import { openRedisSharedState } from '../runtimes/node/redis-shared-state.ts';
 import { nodeSignatureVerifier } from '../runtimes/node/signature-verifier.ts';
 import { MemoryDriver } from '../storage-drivers/memory.ts';
 import { startBenchDpop } from './dpop.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' }, 'redis-url': { type: 'string' } } });
 const REQUESTS = Number(values.requests);
@@ -126,7 +127,6 @@ try {
     }
     for (const kind of names) results.set(kind, [...(results.get(kind) ?? []), { wall: spent.get(kind)!.wall / REQUESTS, cpu: spent.get(kind)!.cpu / REQUESTS }]);
   }
-  const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
   const summary = (kind: Kind) => ({ wall: median(results.get(kind)!.map((r) => r.wall)), cpu: median(results.get(kind)!.map((r) => r.cpu)) });
   console.log(`${REQUESTS} sequential GETs per round, ${ROUNDS} rounds, medians${redisUrl ? ', shared state in Redis' : ''}:`);
   for (const kind of Object.keys(kinds) as Kind[]) {

@@ -17,6 +17,7 @@ import { positiveCount } from './args.ts';
 import { applyHeapPolicy } from '../runtimes/node/heap.ts';
 import { FsDriver } from '../storage-drivers/fs.ts';
 import { listingTurtleBytes, readListing } from '../src/ldp/listing.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '30' }, dir: { type: 'string' } } });
 const rounds = positiveCount('rounds', values.rounds);
@@ -71,7 +72,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
 const summary = new Map<number, Sample>();
 for (const [members, list] of samples) {
   const row = Object.fromEntries(Object.keys(list[0]!).map((key) => [key, median(list.map((sample) => sample[key as keyof Sample]))])) as unknown as Sample;

@@ -19,6 +19,7 @@ import { FsDriver } from '../storage-drivers/fs.ts';
 import type { FsOptions } from '../storage-drivers/fs-options.ts';
 import { foldedPath, probeFolding } from '../storage-drivers/fs-spellings.ts';
 import { caseFoldingUnavailable, mountCaseFoldingView, type CaseFoldingView } from '../test/support/casefold-mount.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { ops: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '6' } } });
 const OPS = Number(values.ops);
@@ -75,7 +76,6 @@ try {
       record(`create, ${name}`, await microsPerCall(() => hot.put(`/alice/posts/m${created++}`, BODY, { contentType: TYPE, ifNoneMatch: '*' }), Math.max(10, count >> 2)));
     }
   }
-  const median = (list: number[]) => list.slice().sort((a, b) => a - b)[list.length >> 1]!;
   for (const [name, list] of figures) console.log(`${name.padEnd(64)} ${median(list).toFixed(2).padStart(10)} µs  (rounds: ${list.map((f) => f.toFixed(1)).join(' ')})`);
 
   const probes: number[] = [];

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FsDriver } from '../storage-drivers/fs.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { writes: { type: 'string', default: '300' }, rounds: { type: 'string', default: '8' } } });
 const WRITES = Number(values.writes);
@@ -57,7 +58,6 @@ try {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
 }
 
-const median = (values: number[]) => values.slice().sort((a, b) => a - b)[values.length >> 1]!;
 console.log(`fs driver, ${WRITES} writes of ${BODY.length} bytes per round and kind, ${ROUNDS} rounds: process CPU per write (median)`);
 for (const name of [...results.keys()].sort()) {
   const figures = results.get(name)!;

@@ -20,6 +20,7 @@ import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts
 import { startTestS3 } from '../test/support/s3.ts';
 import { CEILING, CSS, diskUsage, JSS, memoryOf, OURS, oursOnS3, startServer, type RunningServer, type ServerSpec } from './servers.ts';
 import { CEILING_WORKLOAD, fillExtensionless, MEMBERS, seedDocdb, seedPod, withWriteConnections, WORKLOADS, type Target } from './workloads.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -88,8 +89,6 @@ function mergeStatuses(statuses: string[]): string[] {
   }
   return [...counts].map(([status, count]) => (status.startsWith('no answer') ? status : `${status}×${count}`));
 }
-
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
 
 /**
  * Spawns a server several times and keeps the median time to its first 200; the last one stays running.

@@ -5,14 +5,13 @@
  */
 import type { Owner } from './servers.ts';
 import { fillContainer } from './workloads.ts';
+import { median } from './stats.ts';
 
 export interface ScalingRow {
   members: number;
   cold: number;
   warm: number;
 }
-
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
 
 export async function measureScaling(owner: Owner, log: (line: string) => void): Promise<ScalingRow[]> {
   const small = `${owner.podUri}bench-private/scale-1k/`;

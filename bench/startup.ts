@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { positiveCount } from './args.ts';
 import { flagsOf, knownArgs } from './baseline.ts';
 import { freePort, OURS, SVC_SCRIPT } from './servers.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '11' }, cli: { type: 'string' }, callgrind: { type: 'boolean', default: false } } });
 const runs = positiveCount('runs', values.runs);
@@ -80,7 +81,6 @@ for (let run = 0; run < runs; run++) {
   results.push(await once([]));
   floors.push(await once([], { floor: true }));
 }
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor((numbers.length - 1) / 2)]!;
 const summary = (measured: { wallMs: number; cpuMs: number }[]) => `${median(measured.map((r) => r.wallMs)).toFixed(0)} ms (median; since the process started), CPU ${median(measured.map((r) => r.cpuMs)).toFixed(0)} ms`;
 console.log(`${values.cli ?? 'svc'}: ${runs} starts, to the end of the first answer: ${summary(results)}`);
 console.log(`Node's floor (a bare node:http server${process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set' : ''}): ${summary(floors)}`);
