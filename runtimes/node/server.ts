@@ -8,16 +8,13 @@ import type { Config } from '../../src/config/options.ts';
 import { ConfigError, startupNotices } from '../../src/config/resolve.ts';
 import { applyCors } from '../../src/http/headers.ts';
 import { problemResponse } from '../../src/http/problem.ts';
-import type { DocumentStore } from '../../src/docdb/store.ts';
-import type { SharedState } from '../../src/cluster/shared-state.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
 import { descriptorLimit } from './descriptor-limit.ts';
 import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
-import type { NodeGitBackend } from './git-backend.ts';
-import { readOptionFile } from './load-config.ts';
+import { openOptionalParts, storageNotices, tlsFilesOf, type OptionalParts } from './optional-parts.ts';
 import type { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
@@ -75,10 +72,7 @@ async function listen(server: Server, config: Config): Promise<void> {
  * is written; requests that come while the app gets ready wait for it.
  */
 export async function startServer(config: Config, log: (line: string) => void): Promise<RunningServer> {
-  if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
-    throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
-  }
-  const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
+  const tls = await tlsFilesOf(config);
   let dispatch: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   let ready!: () => void;
   const appReady = new Promise<void>((resolve) => (ready = resolve));
@@ -107,27 +101,16 @@ export async function startServer(config: Config, log: (line: string) => void): 
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}/`;
 
   let storage: StorageDriver | undefined;
-  let git: NodeGitBackend | undefined;
-  let documentStore: DocumentStore | undefined;
+  let optional: OptionalParts | undefined;
   let watcher: ReturnType<typeof watchStorageFiles> | undefined;
-  let sharedState: SharedState | undefined;
   let app: App;
   try {
     storage = await openStorage(config, { recover: true, env: process.env, log });
     // After the storage: a --root that cannot be used stops startup with its one line, and no notice before it.
-    for (const notice of startupNotices(config, config.host)) log(notice);
-    if (storage instanceof FsDriver && storage.foldsNames) {
-      log(`notice: the data directory ${storage.root} ignores case or normalises names (as macOS and Windows disks do): each existing name must be asked for as it is spelled there, and a new name may not differ from an existing one in case or normalisation only (400).`);
-    }
-    // Each option's code loads only with it. Git works on real files: only the fs driver has them (without
-    // it, the git feature refuses to start).
-    git = config.git && storage instanceof FsDriver ? await (await import('./git-backend.ts')).createNodeGitBackend(storage.root, log) : undefined;
-    documentStore = config.docdb ? await (await import('./docdb.ts')).openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
+    for (const notice of [...startupNotices(config, config.host), ...storageNotices(storage)]) log(notice);
+    optional = await openOptionalParts(config, storage, log);
     // Live reload hears of changes on disk only where pods are real files.
     watcher = config.liveReload && storage instanceof FsDriver ? (await import('./storage-watcher.ts')).watchStorageFiles(storage, log) : undefined;
-    const databrowserAsset = config.databrowser ? (await import('./databrowser-assets.ts')).mashlibAssetReader() : undefined;
-    // The Redis client is loaded only with --redis-url.
-    sharedState = config.redisUrl ? await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
     const descriptors = descriptorLimit();
     const platform: Platform = {
       runtime: 'node',
@@ -143,11 +126,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
       },
       fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch, serverUrl: () => url }),
       signatureVerifier: nodeSignatureVerifier,
-      ...(git && { git }),
-      ...(documentStore && { documentStore }),
-      ...(databrowserAsset && { databrowserAsset }),
+      ...optional.platform,
       ...(watcher && { watchStorage: watcher.watch }),
-      ...(sharedState && { sharedState }),
       ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
     };
     app = createApp(config, platform);
@@ -156,9 +136,7 @@ export async function startServer(config: Config, log: (line: string) => void): 
     server.closeAllConnections();
     server.close();
     watcher?.close();
-    await git?.close();
-    await documentStore?.close();
-    await sharedState?.close();
+    await optional?.close();
     await storage?.close?.();
     throw error;
   }
@@ -191,10 +169,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
       });
       server.closeIdleConnections();
     }).then(async () => {
-      await git?.close();
-      await documentStore?.close();
       await app.close();
-      await sharedState?.close();
+      await optional!.close();
     });
   return { server, url, singleUserPod, close };
 }

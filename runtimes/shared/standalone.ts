@@ -12,9 +12,9 @@ import { clientBaseUrl } from '../../src/http/public-origin.ts';
 import type { Platform } from '../../src/platform.ts';
 import { singleUserNotice } from '../../src/pods/single-user.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
-import { FsDriver } from '../../storage-drivers/fs.ts';
 import { descriptorLimit } from '../node/descriptor-limit.ts';
-import { loadConfig, readOptionFile } from '../node/load-config.ts';
+import { loadConfig } from '../node/load-config.ts';
+import { openOptionalParts, storageNotices, tlsFilesOf } from '../node/optional-parts.ts';
 import { nodeOutboundFetch } from '../node/outbound-fetch.ts';
 import { dataOptions, openStorage } from '../node/storage.ts';
 
@@ -51,9 +51,6 @@ function refuseUnsupported(runtime: StandaloneRuntime, config: Config): void {
   if (config.storage === 'r2') {
     throw new ConfigError(`--storage r2 (SVC_STORAGE=r2) is not available on the ${runtime} runtime: R2 is reached through a Cloudflare Workers binding. Use --storage fs, s3 or memory (R2 through its S3 API with --storage s3).`);
   }
-  if (Boolean(config.sslKey) !== Boolean(config.sslCert)) {
-    throw new ConfigError('--ssl-key and --ssl-cert must be given together to serve HTTPS.');
-  }
 }
 
 /** Resolves the options, refuses what the runtime cannot do, opens the storage and builds the app. */
@@ -66,19 +63,14 @@ export async function prepareStandalone(
   const config = await loadConfig(parseFlags(runtime, args), env);
   refuseUnsupported(runtime, config);
   for (const warning of unknownEnvironmentWarnings(env)) log(warning);
-  const tls = config.sslKey && config.sslCert ? { key: await readOptionFile(config.sslKey, '--ssl-key'), cert: await readOptionFile(config.sslCert, '--ssl-cert') } : undefined;
+  const tls = await tlsFilesOf(config);
 
   const storage = await openStorage(config, { recover: true, env, log, runtime });
   // After the storage, as on Node: a --root that cannot be used stops startup with its one line, and no notice before it.
-  for (const notice of startupNotices(config, config.host)) log(notice);
-  // The Redis client is loaded only with --redis-url.
-  const sharedState = config.redisUrl ? await (await import('../node/redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log) : undefined;
-  // Loaded with their option, as on Node: a start without them reads neither module.
-  const databrowserAsset = config.databrowser ? (await import('../node/databrowser-assets.ts')).mashlibAssetReader() : undefined;
-  const git = config.git && storage instanceof FsDriver ? await (await import('../node/git-backend.ts')).createNodeGitBackend(storage.root, log) : undefined;
+  for (const notice of [...startupNotices(config, config.host), ...storageNotices(storage)]) log(notice);
+  // Loaded with their option, as on Node (the MongoDB driver and the Redis client through the runtime's Node compatibility).
+  const optional = await openOptionalParts(config, storage, log);
   const descriptors = descriptorLimit();
-  // The MongoDB driver runs through both runtimes' Node compatibility; it is loaded only with --docdb.
-  const documentStore = config.docdb ? await (await import('../node/docdb.ts')).openMongoDocumentStore(config.docdbUrl, config.docdbDatabase) : undefined;
   const platform: Platform = {
     runtime,
     storage,
@@ -87,15 +79,12 @@ export async function prepareStandalone(
     clientAddress: (_request, info) => (info as ConnectionInfo | undefined)?.remoteAddress,
     // node:http and node:dns of Deno and Bun run the same guarded fetch as Node (see docs/runtimes.md).
     fetch: nodeOutboundFetch({ allowPrivate: config.allowPrivateFetch }),
-    ...(git && { git }),
-    ...(documentStore && { documentStore }),
-    ...(databrowserAsset && { databrowserAsset }),
-    ...(sharedState && { sharedState }),
+    ...optional.platform,
     ...(config.activitypub && { activityPub: () => import('../../src/activitypub/federation.ts') }),
   };
   const created = createApp(config, platform);
-  // A clean stop closes the database connection after the storage, as `svc start` does.
-  const app: App = documentStore ? { ...created, close: () => created.close().finally(() => documentStore.close()) } : created;
+  // A clean stop closes the git backend, the database connection and the shared state after the app, as `svc start` does.
+  const app: App = { ...created, close: () => created.close().finally(() => optional.close()) };
   await app.init();
   return { config, app, storage, ...(tls && { tls }) };
 }
