@@ -5,6 +5,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -14,7 +15,7 @@ import { pathToFileURL } from 'node:url';
  * streams are Node's own (`readable-stream` is a copy of them for browsers). Every other dependency stays
  * in node_modules and loads when an option or a request first needs it.
  */
-const BUNDLED = new Set(['n3', 'hono', '@hono/node-server', 'cac']);
+const BUNDLED = new Set(['n3', 'hono', '@hono/node-server', 'cac', '@noble/hashes']);
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
@@ -26,8 +27,15 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 const WRAPPER = '(function (exports, require, module, __filename, __dirname, __svcImport, __svcImportMetaUrl) {';
 const DYNAMIC_MARK = 'svc::';
 const MARKED_IMPORT = `import("${DYNAMIC_MARK}`;
-/** An `import(…)` left in the bundle: not a property (`.import(`) nor a method named so (`import(stream) {`). */
-const LEFT_IMPORT = /(?<![.\w$])import\s*\([^()]*\)(?!\s*\{)/;
+/** An `import(…)` left in the bundle (its argument with one level of parentheses): not a property (`.import(`) nor a method named so (`import(stream) {`). */
+const LEFT_IMPORT = /(?<![.\w$])import\s*\((?:[^()]|\([^()]*\))*\)(?!\s*\{)/;
+/**
+ * Packages kept out of the bundle that its code both requires (a static import) and imports: Node 20 refuses
+ * to require an ES module while an import() of it is loading, and the bundle's lazy module would keep that
+ * error. Such a package goes into BUNDLED (as @noble/hashes did), which the build insists on.
+ */
+const required = new Set();
+const imported = new Set();
 
 const root = new URL('..', import.meta.url);
 const outdir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('dist/', root);
@@ -56,6 +64,7 @@ const bundled = await build({
         build.onResolve({ filter: /^[^./]/ }, ({ path, kind }) => {
           if (path === 'readable-stream') return { path: 'node:stream', external: true };
           if (BUNDLED.has(packageOf(path))) return undefined;
+          if (!isBuiltin(path)) (kind === 'dynamic-import' ? imported : required).add(packageOf(path));
           return { path: kind === 'dynamic-import' ? `${DYNAMIC_MARK}${path}` : path, external: true };
         });
       },
@@ -64,6 +73,8 @@ const bundled = await build({
   sourcemap: 'linked',
   write: false,
 });
+const both = [...required].filter((name) => imported.has(name));
+if (both.length > 0) throw new Error(`dist/svc.cjs would both require and import() ${both.join(', ')}: add ${both.length > 1 ? 'them' : 'it'} to BUNDLED in scripts/build-dist.mjs`);
 await mkdir(outdir, { recursive: true });
 let bundleHash;
 for (const file of bundled.outputFiles) {

@@ -12,7 +12,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { codeCacheFor, readCodeCache, writeCodeCache } from './code-cache.ts';
+import { codeCacheFor, codeCacheWritable, readCodeCache, writeCodeCache } from './code-cache.ts';
 
 /** The bundle's SHA-256, written in by scripts/build-dist.mjs. */
 declare const SVC_BUNDLE_HASH: string;
@@ -42,7 +42,7 @@ const module: { exports: BundleExports } = { exports: {} };
 const cache = codeCacheFor(bundle, SVC_BUNDLE_HASH);
 const cachedData = readCodeCache(cache);
 const script = new Script(readAscii(bundle), { filename: bundle, cachedData });
-if (cachedData === undefined || script.cachedDataRejected) writeCacheAfterFirstAnswer();
+if ((cachedData === undefined || script.cachedDataRejected) && codeCacheWritable(cache)) writeCacheAfterFirstAnswer();
 script.runInThisContext()(module.exports, requireExternal, module, bundle, dirname(bundle), importExternal, pathToFileURL(bundle).href);
 
 /** The bundle's text (esbuild writes it in ASCII), read a piece at a time. */

@@ -8,8 +8,8 @@
  * covers V8's flags and the CPU's features); its first 20 bytes are a digest of the bundle's hash and the
  * data, checked before V8 sees the data: a release build of V8 trusts a cache whose header matches.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { accessSync, constants, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 
@@ -46,12 +46,23 @@ export function readCodeCache({ path, bundleHash }: CodeCache): Buffer | undefin
   return digestOf(bundleHash, data).equals(file.subarray(0, DIGEST_BYTES)) ? data : undefined;
 }
 
+/** Whether a cache may be written beside the bundle (not on a read-only install), before one is made. */
+export function codeCacheWritable({ path }: CodeCache): boolean {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Writes the cache whole or not at all (a temp file renamed into place), and removes the bundle's caches for
- * other Node versions or flags. Any failure (a read-only install, a full disk) leaves svc without a cache.
+ * Writes the cache whole or not at all (a temp file renamed into place), and removes caches of other builds
+ * of the bundle and temp files a start killed mid-write left (not another Node's cache: two Node versions may
+ * share an install). Any failure (a read-only install, a full disk) leaves svc without a cache.
  */
 export function writeCodeCache({ bundle, bundleHash, path }: CodeCache, data: Uint8Array): boolean {
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = `${path}.${randomUUID()}.tmp`;
   try {
     writeFileSync(temp, Buffer.concat([digestOf(bundleHash, data), data]));
     renameSync(temp, path);
@@ -60,8 +71,11 @@ export function writeCodeCache({ bundle, bundleHash, path }: CodeCache, data: Ui
     return false;
   }
   try {
+    const thisBuild = `${basename(bundle)}.${bundleHash.slice(0, 16)}-`;
     for (const name of readdirSync(dirname(path))) {
-      if (name !== basename(path) && name.startsWith(`${basename(bundle)}.`) && name.endsWith(SUFFIX)) rmSync(join(dirname(path), name), { force: true });
+      if (!name.startsWith(`${basename(bundle)}.`)) continue;
+      const otherBuild = name.endsWith(SUFFIX) && !name.startsWith(thisBuild);
+      if (otherBuild || (name.endsWith('.tmp') && name !== basename(temp))) rmSync(join(dirname(path), name), { force: true });
     }
   } catch {
     // Old caches are only disk space: V8 would refuse them, and their names no longer match.

@@ -46,10 +46,10 @@ export async function openOptionalParts(config: Config, storage: StorageDriver, 
   let documentStore: DocumentStore | undefined;
   let sharedState: SharedState | undefined;
   let databrowserAsset: Platform['databrowserAsset'];
+  // Each is closed even when another fails to; the first failure is reported.
   const close = async () => {
-    await git?.close();
-    await documentStore?.close();
-    await sharedState?.close();
+    const failed = (await Promise.allSettled([git?.close(), documentStore?.close(), sharedState?.close()])).find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   };
   try {
     // Git works on real files: only the fs driver has them (without it, the git feature refuses to start).
@@ -58,7 +58,8 @@ export async function openOptionalParts(config: Config, storage: StorageDriver, 
     if (config.databrowser) databrowserAsset = (await import('./databrowser-assets.ts')).mashlibAssetReader();
     if (config.redisUrl) sharedState = await (await import('./redis-shared-state.ts')).openRedisSharedState(config.redisUrl, log);
   } catch (error) {
-    await close();
+    // What stopped the start is reported, not a failure to close what was opened before it.
+    await close().catch(() => undefined);
     throw error;
   }
   const platform: OptionalPlatformParts = { ...(git && { git }), ...(documentStore && { documentStore }), ...(databrowserAsset && { databrowserAsset }), ...(sharedState && { sharedState }) };

@@ -169,8 +169,11 @@ export async function startServer(config: Config, log: (line: string) => void): 
       });
       server.closeIdleConnections();
     }).then(async () => {
-      await app.close();
-      await optional!.close();
+      try {
+        await app.close();
+      } finally {
+        await optional!.close();
+      }
     });
   return { server, url, singleUserPod, close };
 }

@@ -123,20 +123,36 @@ export class SharedStateObject extends DurableObject<WorkerEnv> {
     const due = await this.#dueWork();
     const now = Date.now();
     const ready = Object.keys(due).filter((work) => due[work]! <= now);
-    for (const work of ready) delete due[work];
+    // Kept as due again after the retry delay while it runs: an object reset meanwhile loses none of it.
+    const retryAt = now + RETRY_AFTER_FAILURE_MS;
+    for (const work of ready) due[work] = retryAt;
     await this.ctx.storage.put(DUE_WORK_KEY, due);
-    // An alarm set by a version that kept no due times runs all the work.
-    const asked = ready.length > 0 || Object.keys(due).length > 0 ? ready : undefined;
+    // Nothing due (an alarm set by a version that kept no due times): all the work runs.
+    const asked = ready.length > 0 ? ready : undefined;
     let again: DueAgain[];
     try {
       again = await app.runDue(asked);
     } catch (error) {
-      // The storage failed mid-pass: what was not done stays queued for the next alarm.
+      // The storage failed mid-pass: what was not done stays queued, due again after the retry delay.
       log(`svc: queued work failed, trying again in ${RETRY_AFTER_FAILURE_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
-      if (!asked) return this.#alarmBy(Date.now() + RETRY_AFTER_FAILURE_MS);
-      again = asked.map((work) => [work, RETRY_AFTER_FAILURE_MS]);
+      if (!asked) await this.#alarmBy(retryAt);
+      again = (asked ?? []).map((work) => [work, RETRY_AFTER_FAILURE_MS]);
     }
-    for (const [work, inMs] of again) await this.scheduleDue(inMs, work);
+    if (asked) {
+      // Each work run is due when it says, or when it was asked for meanwhile (earlier than the retry), or not at all.
+      const after = await this.#dueWork();
+      const next = new Map(again);
+      for (const work of asked) {
+        const meanwhile = after[work] !== undefined && after[work] < retryAt ? after[work] : undefined;
+        const inMs = next.get(work);
+        const at = inMs === undefined ? meanwhile : Math.min(meanwhile ?? Infinity, Date.now() + Math.max(0, inMs));
+        if (at === undefined) delete after[work];
+        else after[work] = at;
+      }
+      await this.ctx.storage.put(DUE_WORK_KEY, after);
+    } else {
+      for (const [work, inMs] of again) await this.scheduleDue(inMs, work);
+    }
     // Work asked for meanwhile, or not due yet, keeps an alarm.
     const pending = Object.values(await this.#dueWork());
     if (pending.length > 0) await this.#alarmBy(Math.min(...pending));

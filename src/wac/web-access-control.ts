@@ -93,11 +93,12 @@ const DEFAULT_DECISION_BYTES = 1024 * 1024;
 /**
  * Decisions are shared across requests by everything they depend on: the path, the caller's WebID (none for
  * the public), the origin the request came to (which IRIs count as this server's) and a foreign Origin header
- * (acl:origin). The path goes last, so it may hold any character; the others hold no newline.
+ * (acl:origin). Origins and paths hold no newline (a path with a control character is refused), so the WebID,
+ * which a token may give with any character in it, goes last.
  */
 function decisionKey(caller: Caller, path: string, anonymous: boolean): string {
   const foreignOrigin = caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : '';
-  return `${anonymous ? '' : (caller.webId ?? '')}\n${caller.serverOrigin ?? ''}\n${foreignOrigin}\n${path}`;
+  return `${caller.serverOrigin ?? ''}\n${foreignOrigin}\n${path}\n${anonymous ? '' : (caller.webId ?? '')}`;
 }
 
 /** What a request's evaluations share: the comparable form of its IRIs, its subject, the group documents it read. */

@@ -103,17 +103,20 @@ describe('reading and writing a code cache', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it("gives back what was written, for this bundle only, and removes the bundle's older caches", async () => {
+  it("gives back what was written, for this bundle only, and removes other builds' caches and left temp files", async () => {
     const bundle = join(directory, 'svc.cjs');
     const cache = codeCacheFor(bundle, 'a'.repeat(64));
-    const older = `${bundle}.${'a'.repeat(16)}-v0.0.0-1.v8cache`;
-    await writeFile(older, 'old');
+    const otherBuild = `${bundle}.${'b'.repeat(16)}-${process.version}-1.v8cache`;
+    const otherNode = `${bundle}.${'a'.repeat(16)}-v0.0.0-1.v8cache`;
+    const leftTemp = `${cache.path}.1234.tmp`;
+    for (const file of [otherBuild, otherNode, leftTemp]) await writeFile(file, 'old');
     await writeFile(join(directory, 'other.cjs.v8cache'), 'not this bundle');
     const data = new Uint8Array([1, 2, 3, 4, 5]);
     expect(writeCodeCache(cache, data)).toBe(true);
     expect(readCodeCache(cache)).toEqual(Buffer.from(data));
     expect(readCodeCache({ ...cache, bundleHash: 'b'.repeat(64) })).toBeUndefined();
-    expect((await readdir(directory)).sort()).toEqual(['other.cjs.v8cache', cache.path.slice(directory.length + 1)]);
+    // Another Node's cache of the same build stays: two Node versions may share one install.
+    expect((await readdir(directory)).sort()).toEqual(['other.cjs.v8cache', cache.path.slice(directory.length + 1), otherNode.slice(directory.length + 1)].sort());
   });
 
   it('reads nothing from a file that is missing, empty or altered', async () => {
