@@ -8,21 +8,23 @@ import { fanOut } from './cluster/fan-out.ts';
 import { withSharedPreconditions } from './cluster/shared-preconditions.ts';
 import { docdbFeature } from './docdb/descriptor.ts';
 import type { Feature, FeatureContext, FeatureParts } from './features/feature.ts';
+import { runDue, SOCKET_SWEEP, type DueAgain } from './features/due-work.ts';
 import { databrowserFeature, liveReloadFeature } from './databrowser/descriptor.ts';
 import { activitypubFeature } from './activitypub/descriptor.ts';
 import { SocialRegistry } from './activitypub/social-registry.ts';
 import { gitFeature } from './git/descriptor.ts';
 import { checkHost, parseAllowedHosts } from './http/allowed-hosts.ts';
 import { errorToResponse } from './http/errors.ts';
+import { directRoute } from './http/direct-route.ts';
 import { favicon, FAVICON_PATH } from './http/favicon.ts';
-import { isFinished } from './http/headers.ts';
 import { isolationAndCors } from './http/isolation.ts';
 import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
 import { invitesFeature } from './invites/descriptor.ts';
 import type { Change, LdpContext } from './ldp/context.ts';
-import { handleLdp, type PatchHandler } from './ldp/handler.ts';
+import { handleLdp } from './ldp/handler.ts';
+import { handlePatchWhenLoaded } from './ldp/patch-loader.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
 import { remoteStorageFeature } from './remotestorage/descriptor.ts';
 import { SharedCounterStore } from './limits/shared-counter-store.ts';
@@ -87,28 +89,6 @@ export function quotaScopeOf(config: Config): QuotaScope {
     singlePod: config.singleUser ? (config.singleUserName === '' ? '/' : `/${config.singleUserName}/`) : null,
     chargedToSinglePod: FEATURES.filter((feature) => feature.enabled(config)).flatMap((feature) => feature.chargedToSinglePod?.(config) ?? []),
   });
-}
-
-/** PATCH's parsers and RDF store load with the first PATCH, not at every start; a failed load is tried again by the next. */
-let patchCode: Promise<typeof import('./ldp/patch.ts')> | undefined;
-const loadPatchCode = () =>
-  (patchCode ??= import('./ldp/patch.ts').catch((error: unknown) => {
-    patchCode = undefined;
-    throw error;
-  }));
-const handlePatch: PatchHandler = async (ctx) => (await loadPatchCode()).handlePatch(ctx);
-
-/** The name `Platform.scheduleDue` is told for the WebSockets' idle sweep. */
-export const SOCKET_SWEEP = 'socket-sweep';
-
-/** Work that has more queued, and in how many ms it is due. */
-export type DueAgain = readonly [work: string, inMs: number];
-
-/** Runs the named due work (all when none is named); when each that has more queued is due again. */
-async function runDue(work: ReadonlyMap<string, () => Promise<number | null>>, names?: readonly string[]): Promise<DueAgain[]> {
-  const asked = [...work].filter(([name]) => names === undefined || names.includes(name));
-  const next = await Promise.all(asked.map(async ([name, run]) => [name, await run()] as const));
-  return next.filter((entry): entry is DueAgain => entry[1] !== null);
 }
 
 /** Builds the request handler for a configuration on a platform. The same app runs on every runtime. */
@@ -325,7 +305,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
       access,
       changes: [],
     };
-    const response = await handleLdp(ctx, handlePatch);
+    const response = await handleLdp(ctx, handlePatchWhenLoaded);
     if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
     return response;
   };
@@ -344,35 +324,9 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   // Once started, a request where no pod needs looking up passes straight on (no promise of its own).
   const starting: MiddlewareHandler = (c, next) => (initialized && !podsLookedUp ? next() : initialize(c, next));
 
-  /**
-   * A request that Hono would hand to these three alone (no other route, no optional middleware: logging,
-   * allowed hosts, rate limits, the pod host gate, WebID-TLS) is answered by them without Hono's context and
-   * chain of promises, as they would answer it: an error thrown becomes its problem answer, then the isolation
-   * and CORS headers are added, and to HEAD Hono's answer without a body. The router decides, so a route or
-   * middleware added later takes its requests back.
-   */
-  const directly = (request: Request): Promise<Response> | null => {
-    const matched = app.router.match(request.method === 'HEAD' ? 'GET' : request.method, app.getPath(request))[0];
-    if (matched.length !== 3 || matched[0]![0][0] !== finishing || matched[1]![0][0] !== starting || matched[2]![0][0] !== ldpRoute) return null;
-    return answerDirectly(request);
-  };
-  const answerDirectly = async (request: Request): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await answerLdp(request);
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      response = errorToResponse(error, log);
-    }
-    try {
-      finish(request, response);
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      response = errorToResponse(error, log);
-    }
-    // A finished answer to HEAD has no body already (finishedResponse).
-    return request.method === 'HEAD' && !isFinished(response) ? new Response(null, response) : response;
-  };
+  // A request that only these three would take (no other route, no optional middleware: logging, allowed
+  // hosts, rate limits, the pod host gate, WebID-TLS) is answered without Hono's chain.
+  const directly = directRoute(app, [finishing, starting, ldpRoute], answerLdp, finish, log);
 
   let assembled = false;
   // Each enabled feature's code is imported now; the first request (or init) waits for it.

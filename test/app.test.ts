@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SOCKET_SWEEP } from '../src/app.ts';
+import { SOCKET_SWEEP } from '../src/features/due-work.ts';
 import type { SocketLike } from '../src/notifications/socket.ts';
 import { CLOSE_IDLE } from '../src/sockets/guard.ts';
 import { BASE, makeApp } from './support/app.ts';

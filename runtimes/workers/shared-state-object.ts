@@ -7,7 +7,8 @@
  * isolate are found here.
  */
 import { DurableObject, type DurableObjectState, type HibernatableWebSocket } from 'cloudflare:workers';
-import type { App, DueAgain } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
+import type { DueAgain } from '../../src/features/due-work.ts';
 import { ConfigError } from '../../src/config/resolve.ts';
 import { problemResponse } from '../../src/http/problem.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
