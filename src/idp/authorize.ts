@@ -8,6 +8,7 @@ import { consentPage, loginPage, page } from './pages.ts';
 import { ACCOUNT_PATH, AUTH_PATH } from './paths.ts';
 import { checkCsrf, csrfFor } from './session.ts';
 import { messageBox } from '../http/html.ts';
+import { httpUrlOf } from '../http/http-url.ts';
 
 /** The parameters of an authorization request that travel through the login and consent forms. */
 const REQUEST_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
@@ -45,12 +46,6 @@ export function afterLogin(fields: Record<string, string>): string {
   return request.client_id ? `${AUTH_PATH}?${new URLSearchParams(request)}` : ACCOUNT_PATH;
 }
 
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const protocol = new URL(value).protocol;
-  return protocol === 'http:' || protocol === 'https:';
-}
-
 /** The client's redirect back with the answer (`code` or `error`), `state` and `iss` (RFC 9207). */
 function redirectBack(issuer: string, redirectUri: string, answer: Record<string, string>, state: string | undefined): Response {
   const target = new URL(redirectUri);
@@ -74,7 +69,7 @@ async function validate(idp: IdpContext, request: Request, source: Record<string
   }
   const redirectUri = fields.redirect_uri ?? (client.redirectUris?.length === 1 ? client.redirectUris[0] : undefined);
   if (!redirectUri) return refusalPage('The request has no redirect_uri.');
-  const allowed = client.redirectUris === null ? isHttpUrl(redirectUri) : client.redirectUris.includes(redirectUri);
+  const allowed = client.redirectUris === null ? httpUrlOf(redirectUri) !== null : client.redirectUris.includes(redirectUri);
   if (!allowed) return refusalPage(`The redirect_uri ${redirectUri} is not one the client ${client.clientId} registered.`);
   // The public client and Client ID Documents vouch for their redirects themselves: the server's own origin is not theirs.
   const refusal = client.firstParty ? null : idp.clients.refusal(redirectUri, new URL(request.url));

@@ -1,3 +1,4 @@
+import { httpUrlOf } from '../http/http-url.ts';
 import type { OutboundFetch } from '../platform.ts';
 import type { StorageDriver } from '../storage/types.ts';
 import { AccountMarkers } from './account-markers.ts';
@@ -49,10 +50,9 @@ interface ClientRecord {
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const MAX_DOCUMENT_BYTES = 64 * 1024;
 
+/** An http(s) URL without a fragment (a Client ID or a redirect URI). */
 function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || !URL.canParse(value)) return false;
-  const url = new URL(value);
-  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === '';
+  return httpUrlOf(value)?.hash === '';
 }
 
 export class ClientStore {

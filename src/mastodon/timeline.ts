@@ -5,6 +5,7 @@
  * the time it was published or received, then the start of its activity id's hash.
  */
 import { hashName } from '../activitypub/paths.ts';
+import { httpUrlOf } from '../http/http-url.ts';
 
 type Json = Record<string, unknown>;
 
@@ -65,13 +66,7 @@ const pad = (time: number) => String(Math.max(0, Math.floor(time))).padStart(15,
 /** An http(s) URL as given (a string, or a Link's `href`), or null: clients open what they are given. */
 function webUrlOf(value: unknown): string | null {
   const text = typeof value === 'string' ? value : isObject(value) && typeof value.href === 'string' ? value.href : null;
-  if (text === null) return null;
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'https:' || protocol === 'http:' ? text : null;
-  } catch {
-    return null;
-  }
+  return httpUrlOf(text) === null ? null : text;
 }
 
 export async function inboundId(time: number, activityId: string): Promise<string> {

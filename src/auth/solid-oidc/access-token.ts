@@ -1,3 +1,4 @@
+import { httpUrlOf } from '../../http/http-url.ts';
 import { jose } from '../jose.ts';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms.ts';
 import type { IssuerKeys } from './issuer-keys.ts';
@@ -19,16 +20,6 @@ export interface VerifiedAccessToken {
   /** The `kid` of the key that signed it and all its claims, for checks of this server's own tokens (auth/issued-tokens.ts). */
   kid: string | undefined;
   claims: Readonly<Record<string, unknown>>;
-}
-
-function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 async function reasonOf(error: unknown): Promise<string> {
@@ -57,7 +48,7 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
   } catch {
     throw invalidToken('the DPoP access token cannot be read');
   }
-  if (!isHttpUrl(issuer)) throw invalidToken('the access token names no issuer URL (iss)');
+  if (typeof issuer !== 'string' || httpUrlOf(issuer) === null) throw invalidToken('the access token names no issuer URL (iss)');
   let getKey;
   try {
     getKey = await keys.keysOf(issuer, serverOrigin);
@@ -82,7 +73,8 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
   }
   const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;
   if (typeof jkt !== 'string') throw invalidToken('the access token is not bound to a key (no cnf.jkt)');
-  const webId = isHttpUrl(payload.webid) ? payload.webid : isHttpUrl(payload.sub) ? payload.sub : null;
-  if (webId === null) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
+  // The WebID as a URL writes it (`href`): WAC compares it as a string with the IRIs of ACL documents.
+  const webId = (httpUrlOf(payload.webid) ?? httpUrlOf(payload.sub))?.href;
+  if (webId === undefined) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
   return { issuer, webId, jkt, expiresMs: payload.exp! * 1000, kid, claims: payload };
 }

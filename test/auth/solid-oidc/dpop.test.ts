@@ -58,6 +58,15 @@ describe('DPoP-bound Solid-OIDC tokens', () => {
     expect(issuer.requests.filter((line) => line.includes('/people/bob'))).toHaveLength(1);
   });
 
+  it('take the WebID of the webid claim as a URL writes it, so an ACL naming it matches', async () => {
+    const spelledOtherwise = ` ${webId.replace('http://', 'HTTP://')}`;
+    expect(spelledOtherwise).not.toBe(webId);
+    const token = await boundToken({ webid: spelledOtherwise });
+    const response = await dpopRequest(PRIVATE, token, await client.proof('GET', PRIVATE));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('wac-allow')).toBe('user="read",public=""');
+  });
+
   it('compare htu without query and fragment, after normalisation', async () => {
     const token = await boundToken();
     const proof = await client.proof('GET', 'HTTP://POD.TEST:80/alice/private/#top');
