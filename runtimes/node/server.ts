@@ -11,6 +11,7 @@ import { problemResponse } from '../../src/http/problem.ts';
 import type { Platform } from '../../src/platform.ts';
 import type { SingleUserPod } from '../../src/pods/single-user.ts';
 import { nodeOutboundFetch } from './outbound-fetch.ts';
+import { connectionLimitsOf, limitConnections } from './connection-limit.ts';
 import { descriptorLimit } from './descriptor-limit.ts';
 import { nodeSignatureVerifier } from './signature-verifier.ts';
 import { FsDriver } from '../../storage-drivers/fs.ts';
@@ -95,6 +96,8 @@ export async function startServer(config: Config, log: (line: string) => void): 
   } catch (error) {
     throw new ConfigError(`--ssl-key ${config.sslKey} and --ssl-cert ${config.sslCert} are not a PEM private key and the certificate that goes with it (${(error as Error).message}).`);
   }
+  const descriptors = descriptorLimit();
+  limitConnections(server, connectionLimitsOf(config, descriptors), log);
   await listen(server, config);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -111,7 +114,6 @@ export async function startServer(config: Config, log: (line: string) => void): 
     optional = await openOptionalParts(config, storage, log);
     // Live reload hears of changes on disk only where pods are real files.
     watcher = config.liveReload && storage instanceof FsDriver ? (await import('./storage-watcher.ts')).watchStorageFiles(storage, log) : undefined;
-    const descriptors = descriptorLimit();
     const platform: Platform = {
       runtime: 'node',
       storage,

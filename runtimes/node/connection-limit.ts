@@ -1,0 +1,63 @@
+/**
+ * Bounds on the Node server's TCP connections, plain HTTP included: the socket budget (src/sockets/budget.ts)
+ * counts only long-lived ones, yet an idle connection that never sends a request holds a file descriptor
+ * until Node's headersTimeout (60 s) closes it. Without a bound, one client could open them until the
+ * process has no descriptor left for files. Beyond a bound a new connection is closed as it comes, before
+ * a byte of it is read (a TLS one before its handshake).
+ */
+import type { Server, Socket } from 'node:net';
+import type { Config } from '../../src/config/options.ts';
+import { addressKey } from '../../src/sockets/budget.ts';
+
+/** Descriptors kept for files, git, Redis and the like when the total follows the process's limit. */
+export function descriptorsKept(descriptorLimit: number): number {
+  return Math.max(64, Math.floor(descriptorLimit / 10));
+}
+
+export interface ConnectionLimits {
+  /** Connections one address (IPv6: one /64) may hold; 0: no limit. */
+  perAddress: number;
+  /** Connections in all; 0: no limit. */
+  total: number;
+}
+
+/** The limits the options ask for; the total never above the descriptors the process may open, less those kept. */
+export function connectionLimitsOf(config: Pick<Config, 'maxConnectionsPerAddress' | 'maxConnections' | 'trustProxy'>, descriptorLimit: number | undefined): ConnectionLimits {
+  const available = descriptorLimit === undefined ? Infinity : Math.max(1, descriptorLimit - descriptorsKept(descriptorLimit));
+  const asked = config.maxConnections === 0 ? Infinity : config.maxConnections;
+  const total = Math.min(asked, available);
+  return { perAddress: config.trustProxy ? 0 : config.maxConnectionsPerAddress, total: total === Infinity ? 0 : total };
+}
+
+/** How often at most a refused connection is logged: an attacker must not fill the log either. */
+const NOTICE_EVERY_MS = 60_000;
+
+export function limitConnections(server: Server, limits: ConnectionLimits, log: (line: string) => void, now: () => number = Date.now): void {
+  let noticedAt = -Infinity;
+  const notice = (line: string) => {
+    if (now() - noticedAt < NOTICE_EVERY_MS) return;
+    noticedAt = now();
+    log(line);
+  };
+  if (limits.total > 0) {
+    server.maxConnections = limits.total;
+    server.on('drop', () => notice(`connections: ${limits.total} open, the most --max-connections allows; new ones are closed as they come (logged once a minute at most)`));
+  }
+  if (limits.perAddress === 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const key = addressKey(socket.remoteAddress ?? '');
+    const count = open.get(key) ?? 0;
+    if (count >= limits.perAddress) {
+      socket.destroy();
+      notice(`connections: ${key} holds ${count}, the most --max-connections-per-address allows; its new ones are closed as they come (logged once a minute at most)`);
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = open.get(key)! - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+}
