@@ -57,7 +57,7 @@ function open(url: string, onMessage: (message: unknown[]) => void): Promise<Web
   });
 }
 
-const args = ['--nostr', '--quiet', '--no-rate-limit', '--max-sockets-per-address', '0', ...(values.persist ? ['--nostr-persist'] : [])];
+const args = ['--nostr', '--quiet', '--no-rate-limit', '--max-sockets-per-address', '0', '--max-connections-per-address', '0', ...(values.persist ? ['--nostr-persist'] : [])];
 const svc = await startSvc(args);
 const sockets: WebSocket[] = [];
 try {

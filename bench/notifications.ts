@@ -35,7 +35,7 @@ function summary(name: string, samples: number[]): string {
   return `${name.padEnd(28)} n=${String(sorted.length).padStart(6)}  p50=${percentile(sorted, 50).toFixed(2)}ms  p99=${percentile(sorted, 99).toFixed(2)}ms  max=${(sorted.at(-1) ?? NaN).toFixed(2)}ms`;
 }
 
-const svc = await startSvc(['--notifications', '--public', '--quiet', '--no-rate-limit', '--max-sockets-per-address', '0']);
+const svc = await startSvc(['--notifications', '--public', '--quiet', '--no-rate-limit', '--max-sockets-per-address', '0', '--max-connections-per-address', '0']);
 const stopAll = setTimeout(() => {
   console.error(`a write's pubs did not all arrive within ${GRACE_MS / 1000}s of the ${values.seconds}s limit; abandoning the run.`);
   void svc.stop().then(() => process.exit(1));
