@@ -12,11 +12,15 @@
  * 4. Nostr, 300 reading connections (30 addresses × 10) × 20 subscriptions × 10 filters while one client
  *    publishes 100 events: the worst latency of a tiny GET sent over and over by a separate process
  *    (bench/get-prober.ts) until the last `OK`.
+ * 5. `--descriptors` + 500 plain TCP connections from one address that never send a request (each would hold a
+ *    descriptor until Node's headersTimeout, 60 s): how many the server keeps, then a plain GET from another.
  *
  * `--svc` runs another tree's build (for before/after figures; extra options of this tree then go in `--args`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -160,6 +164,44 @@ async function manySockets(server: Server, label: string, addressOf: (index: num
   await closeAll(open);
 }
 
+/** Connections that send nothing, all from one address: they must not leave the server without descriptors. */
+async function idleConnections(server: Server): Promise<void> {
+  const { port } = new URL(server.base);
+  let closedByServer = 0;
+  // More than the descriptors: some wait in the kernel's accept queue, which takes none.
+  const attempted = DESCRIPTORS + 500;
+  const sockets = await Promise.all(
+    Array.from({ length: attempted }, () =>
+      new Promise<Socket | null>((resolve) => {
+        const socket = connect({ port: Number(port), host: '127.0.0.1' }, () => resolve(socket));
+        socket.once('close', () => closedByServer++);
+        socket.once('error', () => resolve(null));
+      }),
+    ),
+  );
+  // Until the server has taken what it takes from the accept queue: no close for a second.
+  for (let seen = -1; seen !== closedByServer; ) {
+    seen = closedByServer;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  // From another address: that one's share is spent.
+  const started = performance.now();
+  const get = await new Promise<string>((resolve) => {
+    const sent = request({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.2', path: '/', agent: false, timeout: WAIT_MS }, (response) => {
+      response.resume();
+      response.once('end', () => resolve(`${response.statusCode} in ${(performance.now() - started).toFixed(0)} ms`));
+    });
+    sent.once('error', (error) => resolve(`failed (${(error as { code?: string }).code ?? error.message})`));
+    sent.once('timeout', () => sent.destroy(new Error('timed out')));
+    sent.end();
+  });
+  const opened = sockets.filter(Boolean).length;
+  // Counted by the server's descriptors: a client may see as connected what waits in the kernel's queues.
+  const descriptors = (await readdir(`/proc/${server.process.pid}/fd`)).length;
+  console.log(`one address, ${attempted} idle TCP connections: ${opened} connected, ${closedByServer} closed by the server, which holds ${descriptors} descriptors of ${DESCRIPTORS}; plain GET from another address: ${get}; ${await server.held()}`);
+  for (const socket of sockets) socket?.destroy();
+}
+
 /** Resolves, once the relay has answered every REQ with EOSE or CLOSED, with the ids of those it refused. */
 function subscribe(socket: WebSocket, subscriptions: readonly unknown[][]): Promise<Set<string>> {
   return new Promise((resolve) => {
@@ -270,6 +312,7 @@ for (const shape of [
   (server: Server) => manySockets(server, '100 addresses', (index) => `127.0.1.${(index % 100) + 1}`),
   nonReadingSubscribers,
   fanOut,
+  idleConnections,
 ]) {
   const server = await startServer();
   try {
