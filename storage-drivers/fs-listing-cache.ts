@@ -1,6 +1,6 @@
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import { stringBytes } from '../src/storage/cache-budget.ts';
-import { ancestorsOf } from '../src/storage/paths.ts';
+import { ancestorsOf, isReservedName, nameOf, parentOf } from '../src/storage/paths.ts';
 import type { ResourceMeta } from '../src/storage/types.ts';
 
 /** How long a listing is reused before a scan looks again: bounds how stale it gets after files change outside svc. */
@@ -26,7 +26,18 @@ interface CachedListing extends DirectoryVersion {
   members: readonly ResourceMeta[];
   /** Changed by a write through svc: never served again, only the next scan's starting point (its unchanged members are reused). */
   stale?: true;
+  /** Writes through svc to its members under way, each to be put into the listing when done (see writeStarting). */
+  writing?: number;
 }
+
+/** A write through svc to one file, begun while its container's listing was current: that listing is updated in place when it is done. */
+export interface ListingWrite {
+  container: string;
+  listing: CachedListing;
+}
+
+/** Lstats a container's directory now: its version, or null when it is not a directory. */
+export type VersionOf = (container: string) => DirectoryVersion | null;
 
 /**
  * Container listings of the fs driver, reused while the directory is unchanged. Writes through the driver
@@ -58,6 +69,57 @@ export class ListingCache {
   #markStale(container: string): void {
     const cached = this.#listings.peek(container);
     if (cached) cached.stale = true;
+  }
+
+  /**
+   * Before a write through svc to the file at `path`: what `invalidate` does, except that a current listing of
+   * its container (cached, not stale, no scan of it under way, its directory still at the cached version, so
+   * nothing changed it outside svc since) is kept and still served; `writeDone` then puts the file into it.
+   */
+  writeStarting(path: string, versionOf: VersionOf): ListingWrite | undefined {
+    const container = parentOf(path);
+    this.#changingAbove(path, container);
+    if (container === null) return undefined;
+    const cached = this.#listings.peek(container);
+    if (!cached || cached.stale || this.#pending.has(container) || path.endsWith('/') || isReservedName(nameOf(path))) {
+      this.#markStale(container);
+      return undefined;
+    }
+    const version = versionOf(container);
+    if (version?.ino !== cached.ino || version.mtimeNs !== cached.mtimeNs) {
+      cached.stale = true;
+      return undefined;
+    }
+    cached.writing = (cached.writing ?? 0) + 1;
+    return { container, listing: cached };
+  }
+
+  /**
+   * After that write, `member` (the file as the write left it; null: removed) replaces, joins or leaves the
+   * members, in a new array (one handed out is never changed), with the directory's version as `versionOf`
+   * sees it now. The listing keeps its `loadedAt`, so the aged scan still looks at the members when it would
+   * have. Without `member`, or when it is not clearly right (another write to the container overlapped, a scan
+   * began, the listing was replaced or marked stale meanwhile), the listing is marked stale as by `invalidate`.
+   */
+  writeDone(path: string, write: ListingWrite | undefined, done?: { member: ResourceMeta | null; versionOf: VersionOf }): void {
+    const container = parentOf(path);
+    this.#changingAbove(path, container);
+    if (container === null) return;
+    if (!write) return this.#markStale(container);
+    const { listing } = write;
+    const alone = listing.writing === 1;
+    listing.writing = listing.writing! - 1;
+    const current = alone && !listing.stale && this.#listings.peek(container) === listing && !this.#pending.has(container);
+    const version = current && done ? done.versionOf(container) : null;
+    if (!version) return this.#markStale(container);
+    const members = withMember(listing.members, path, done!.member);
+    this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt: listing.loadedAt, checkedAt: performance.now(), members });
+  }
+
+  /** A write to `path` is starting or done: the listings above its container are stale (an ancestor's member changed). */
+  #changingAbove(path: string, container: string | null): void {
+    this.#writes++;
+    for (const ancestor of ancestorsOf(path)) if (ancestor !== container) this.#markStale(ancestor);
   }
 
   /** Forgets the listings of a container, of everything under it and of its ancestors. */
@@ -104,7 +166,7 @@ export class ListingCache {
     if (pending && pending.writes === this.#writes) return pending.members;
     const writes = this.#writes;
     const loadedAt = performance.now();
-    const members = scan(cached?.members);
+    const members = scan(cached?.members).then(sortByPath);
     this.#pending.set(container, { writes, members });
     try {
       let read: readonly ResourceMeta[] = await members;
@@ -116,6 +178,36 @@ export class ListingCache {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);
     }
   }
+}
+
+/** A scan's members in the order of their paths (as a listing shows them), so a write puts its member in the same place. */
+function sortByPath(members: ResourceMeta[]): ResourceMeta[] {
+  return members.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Where `path` is in `members` (sorted by path), or where it would go: the index and whether it is there. */
+function placeOf(members: readonly ResourceMeta[], path: string): { index: number; found: boolean } {
+  let low = 0;
+  let high = members.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const order = comparePaths(members[middle]!.path, path);
+    if (order === 0) return { index: middle, found: true };
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return { index: low, found: false };
+}
+
+/** A new array of `members` with `member` at `path` (null: without it; the same array when it was not there). */
+function withMember(members: readonly ResourceMeta[], path: string, member: ResourceMeta | null): readonly ResourceMeta[] {
+  const { index, found } = placeOf(members, path);
+  if (member === null) return found ? members.toSpliced(index, 1) : members;
+  return members.toSpliced(index, found ? 1 : 0, member);
 }
 
 function bytesOf(container: string, members: readonly ResourceMeta[]): number {

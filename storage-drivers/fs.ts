@@ -4,13 +4,14 @@ import { join, resolve } from 'node:path';
 import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
-import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, readMembers, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
+import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
 import { FileCache } from './fs-file-cache.ts';
 import { readFileAt, withBytes } from './fs-read.ts';
 import { DEFAULT_CACHE_BYTES, REVALIDATE_AFTER_MS, type FsOptions } from './fs-options.ts';
 import { CURRENT_LAYOUT, impliedType, impliedTypeBefore, openLayout } from './fs-layout.ts';
 import { recoverDataDirectory } from './fs-recovery.ts';
-import { ListingCache } from './fs-listing-cache.ts';
+import type { ListingWrite } from './fs-listing-cache.ts';
+import { FsListings } from './fs-listings.ts';
 import { sidecarStepFor, typeOfBody, type SidecarRecord } from './fs-sidecar.ts';
 import { SidecarFiles } from './fs-sidecar-files.ts';
 import { diskDirectory, foldedPath, NameSpellings, probeFolding } from './fs-spellings.ts';
@@ -47,7 +48,7 @@ export class FsDriver implements StorageDriver {
   // Every write through this driver invalidates what it touched; what changes outside it is caught by the
   // validators (see FileCache and ListingCache).
   private readonly cache: FileCache;
-  private readonly listings: ListingCache;
+  private readonly listings: FsListings;
   private readonly revalidateAfterMs: number;
   private readonly sidecars: SidecarFiles;
   private readonly blocking: BlockingCalls;
@@ -67,8 +68,8 @@ export class FsDriver implements StorageDriver {
     const budgets = cacheBudgets(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.revalidateAfterMs = options.revalidateAfterMs ?? REVALIDATE_AFTER_MS;
     this.cache = new FileCache(this.revalidateAfterMs, budgets);
-    this.listings = new ListingCache(budgets.listings);
     this.blocking = new BlockingCalls({ enabled: options.blockingCalls ?? true });
+    this.listings = new FsListings(root, this.blocking, { maxBytes: budgets.listings, inPlace: !options.shared, revalidateAfterMs: this.revalidateAfterMs });
     // Old versions kept as spares by the directory's only server (fs-spares.ts): commands beside it would leave
     // theirs, and other servers on a shared directory could read a file between their open and its stat.
     const spares = options.spares ?? (options.recover && !options.shared ? {} : false);
@@ -156,6 +157,20 @@ export class FsDriver implements StorageDriver {
     this.spellings?.changed(path);
   }
 
+  /** `changed` before a write to the file at `path`, but a current listing of its container is kept to update in place (FsListings). */
+  private fileChanging(path: string): ListingWrite | undefined {
+    if (this.spellings) return void this.changed(path);
+    this.cache.changed(path);
+    return this.listings.writeStarting(path);
+  }
+
+  /** `changed` once that write is on disk, with the file as it left it (null: removed) for the listing; without it, the listing is stale. */
+  private fileChanged(path: string, write: ListingWrite | undefined, member?: ResourceMeta | null): void {
+    if (!write) return this.changed(path);
+    this.cache.changed(path);
+    this.listings.writeDone(path, write, member);
+  }
+
   forgetCached(container: string): void {
     this.cache.changedUnder(container);
     this.listings.invalidateUnder(container);
@@ -164,7 +179,7 @@ export class FsDriver implements StorageDriver {
 
   async head(path: string): Promise<ResourceMeta | null> {
     if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
-    const fresh = path.endsWith('/') ? this.listings.recentMeta(path, this.revalidateAfterMs) : this.cache.fresh(path)?.meta;
+    const fresh = path.endsWith('/') ? this.listings.recentMeta(path) : this.cache.fresh(path)?.meta;
     if (fresh) return fresh;
     const writes = this.cache.writes;
     const stats = await this.statNow(path);
@@ -232,11 +247,13 @@ export class FsDriver implements StorageDriver {
     const write = small ? await this.temps.writeSmall(bytes) : await this.temps.writeLarge(bytes ?? body);
     const { temp, written } = write;
     let renamed = false;
+    let listingWrite: ListingWrite | undefined;
+    let listed = false;
     try {
       return await this.lock.run(this.lockKey(path, target), async () => {
         const ancestorsExisted = this.spellings ? await this.spellings.check(path, true) : true;
         const knownSidecar = this.cache.sidecar(path);
-        this.changed(path);
+        listingWrite = this.fileChanging(path);
         const before = small ? this.blocking.run(() => this.statSync(path)) : await this.stat(path);
         if (before?.isDirectory()) throw new StorageError('Conflict', `a container exists at ${path}/`);
         if (options.ifNoneMatch === '*' && before) return null;
@@ -268,7 +285,9 @@ export class FsDriver implements StorageDriver {
           renamed = true;
         }
         const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
-        this.changed(path);
+        // The member a scan would find now (no content type: listings have none).
+        this.fileChanged(path, listingWrite, metaFromStats(path, written));
+        listed = true;
         this.spellings?.added(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
         const meta = metaFromStats(path, written);
@@ -283,6 +302,8 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
+      // Refused or failed part-way: the listing is scanned again, as after any change.
+      if (listingWrite && !listed) this.fileChanged(path, listingWrite);
       if (!renamed) await this.temps.remove(temp, small);
     }
   }
@@ -323,16 +344,23 @@ export class FsDriver implements StorageDriver {
       if (!matchesKind(path, stats)) return null;
       const meta = metaFromStats(path, stats);
       if (options?.ifMatch !== undefined && meta.etag !== options.ifMatch) return null;
-      const knownSidecar = meta.isContainer ? null : this.cache.sidecar(path);
-      this.changed(path);
       if (meta.isContainer) {
+        this.changed(path);
         await removeEmptyDirectory(this.root, path);
+        this.changed(path);
       } else {
-        const sidecar = knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path).catch(() => null);
-        await unlink(target);
-        await this.sidecars.drop(path, sidecar);
+        const knownSidecar = this.cache.sidecar(path);
+        const listingWrite = this.fileChanging(path);
+        let removed = false;
+        try {
+          const sidecar = knownSidecar !== undefined ? knownSidecar : await this.sidecars.read(path).catch(() => null);
+          await unlink(target);
+          await this.sidecars.drop(path, sidecar);
+          removed = true;
+        } finally {
+          this.fileChanged(path, listingWrite, removed ? null : undefined);
+        }
       }
-      this.changed(path);
       this.spellings?.removed(path);
       return meta;
     });
@@ -362,31 +390,10 @@ export class FsDriver implements StorageDriver {
   /** A container's members, reused while the directory is unchanged (see ListingCache). */
   async children(container: string): Promise<readonly ResourceMeta[]> {
     if (this.spellings && !this.spellings.knownSpelled(container)) await this.spellings.check(container);
-    const scan = (previous?: readonly ResourceMeta[]) => readMembers(this.root, container, this.blocking, previous);
-    const recent = this.listings.recent(container, this.revalidateAfterMs, scan);
-    if (recent) return recent;
-    const dirStats = await this.statNow(container);
-    if (!dirStats?.isDirectory()) throw new StorageError('NotFound', `no container at ${container}`);
-    return this.listings.members(container, { ino: dirStats.ino, mtimeNs: dirStats.mtimeNs, meta: metaFromStats(container, dirStats) }, scan);
+    return this.listings.children(container);
   }
 
-  async usage(prefix: string): Promise<number> {
-    let total = 0;
-    const walk = async (container: string): Promise<void> => {
-      let children: ResourceMeta[] = [];
-      try {
-        for await (const child of this.list(container)) children.push(child);
-      } catch (error) {
-        if (error instanceof StorageError && error.code === 'NotFound') return;
-        throw error;
-      }
-      for (const child of children) {
-        if (child.isContainer) await walk(child.path);
-        else total += child.size;
-      }
-      children = [];
-    };
-    await walk(prefix);
-    return total;
+  usage(prefix: string): Promise<number> {
+    return this.listings.usage(prefix, (container) => this.children(container));
   }
 }
