@@ -26,8 +26,6 @@ interface CachedListing extends DirectoryVersion {
   members: readonly ResourceMeta[];
   /** Changed by a write through svc: never served again, only the next scan's starting point (its unchanged members are reused). */
   stale?: true;
-  /** Writes through svc to its members under way, each to be put into the listing when done (see writeStarting). */
-  writing?: number;
 }
 
 /** A write through svc to one file, begun while its container's listing was current: that listing is updated in place when it is done. */
@@ -90,7 +88,6 @@ export class ListingCache {
       cached.stale = true;
       return undefined;
     }
-    cached.writing = (cached.writing ?? 0) + 1;
     return { container, listing: cached };
   }
 
@@ -98,8 +95,8 @@ export class ListingCache {
    * After that write, `member` (the file as the write left it; null: removed) replaces, joins or leaves the
    * members, in a new array (one handed out is never changed), with the directory's version as `versionOf`
    * sees it now. The listing keeps its `loadedAt`, so the aged scan still looks at the members when it would
-   * have. Without `member`, or when it is not clearly right (another write to the container overlapped, a scan
-   * began, the listing was replaced or marked stale meanwhile), the listing is marked stale as by `invalidate`.
+   * have. Without `member`, or when it is not clearly right (a scan began, the listing was replaced, by another
+   * write's update or a scan, or marked stale meanwhile), the listing is marked stale as by `invalidate`.
    */
   writeDone(path: string, write: ListingWrite | undefined, done?: { member: ResourceMeta | null; versionOf: VersionOf }): void {
     const container = parentOf(path);
@@ -107,9 +104,8 @@ export class ListingCache {
     if (container === null) return;
     if (!write) return this.#markStale(container);
     const { listing } = write;
-    const alone = listing.writing === 1;
-    listing.writing = listing.writing! - 1;
-    const current = alone && !listing.stale && this.#listings.peek(container) === listing && !this.#pending.has(container);
+    // Writes that overlap begin with the same listing: the first one done replaces it, so the others mark it stale.
+    const current = !listing.stale && this.#listings.peek(container) === listing && !this.#pending.has(container);
     const version = current && done ? done.versionOf(container) : null;
     if (!version) return this.#markStale(container);
     const members = withMember(listing.members, path, done!.member);

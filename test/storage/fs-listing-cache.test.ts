@@ -74,4 +74,106 @@ describe('the fs listing cache', () => {
     expect(given).toEqual([first]);
     expect(given[0]).toBe(first);
   });
+
+  describe('after a write through svc to a member', () => {
+    const noScan = () => Promise.reject(new Error('no scan expected'));
+    /** A cache with /c/ listed (members a and c), and the directory as `versionOf` sees it. */
+    async function listed(maxAgeMs = 60_000) {
+      const cache = new ListingCache(1 << 20, maxAgeMs);
+      const disk = { version: version(1n) };
+      await cache.members('/c/', disk.version, async () => [member('/c/c', 3), member('/c/a', 1)]);
+      return { cache, disk, versionOf: () => disk.version };
+    }
+
+    it('keeps the members sorted by path, as a listing shows them', async () => {
+      const { cache } = await listed();
+      expect(await cache.members('/c/', version(1n), noScan)).toEqual([member('/c/a', 1), member('/c/c', 3)]);
+    });
+
+    it('puts the member written into a new array in its place, with the directory version after the write', async () => {
+      const { cache, disk, versionOf } = await listed();
+      const before = await cache.members('/c/', version(1n), noScan);
+      const write = cache.writeStarting('/c/b', versionOf);
+      // Still served while the write is under way.
+      expect(cache.recent('/c/', 60_000, noScan)).toBe(before);
+      disk.version = version(2n);
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      const after = cache.recent('/c/', 60_000, noScan);
+      expect(after).toEqual([member('/c/a', 1), member('/c/b', 2), member('/c/c', 3)]);
+      expect(before).toEqual([member('/c/a', 1), member('/c/c', 3)]);
+      expect(cache.recentMeta('/c/', 60_000)).toEqual(containerMeta(2n));
+      expect(await cache.members('/c/', version(2n), noScan)).toBe(after);
+      const removal = cache.writeStarting('/c/a', versionOf);
+      disk.version = version(3n);
+      cache.writeDone('/c/a', removal, { member: null, versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toEqual([member('/c/b', 2), member('/c/c', 3)]);
+    });
+
+    it('still scans an aged listing again, as it would have without the write', async () => {
+      const { cache, disk, versionOf } = await listed(0);
+      const write = cache.writeStarting('/c/b', versionOf);
+      disk.version = version(2n);
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      let scanned = 0;
+      await cache.members('/c/', version(2n), async () => {
+        scanned++;
+        return [member('/c/a', 5), member('/c/b', 2), member('/c/c', 3)];
+      });
+      expect(scanned).toBe(1);
+    });
+
+    it('marks the listing stale when the directory changed before the write (outside svc)', async () => {
+      const { cache, disk, versionOf } = await listed();
+      disk.version = version(5n);
+      const write = cache.writeStarting('/c/b', versionOf);
+      expect(write).toBeUndefined();
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+
+    it('marks the listing stale when a scan of it began before the write', async () => {
+      const { cache, disk, versionOf } = await listed();
+      const slow = scans([[member('/c/a', 1)]]);
+      // Changed outside svc: a read waits for a scan, and a write begins meanwhile.
+      const reading = cache.members('/c/', version(7n), slow.scan);
+      disk.version = version(7n);
+      expect(cache.writeStarting('/c/b', versionOf)).toBeUndefined();
+      slow.finish(0);
+      await reading;
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+
+    it('marks the listing stale when a scan of it began during the write', async () => {
+      const { cache, disk, versionOf } = await listed();
+      const slow = scans([[member('/c/a', 1), member('/c/b', 2), member('/c/c', 3)]]);
+      const write = cache.writeStarting('/c/b', versionOf);
+      expect(write).toBeDefined();
+      // The file is in place, the write not done yet: a read sees the directory changed and scans.
+      disk.version = version(8n);
+      const rescan = cache.members('/c/', version(8n), slow.scan);
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+      slow.finish(0);
+      await rescan;
+    });
+
+    it('marks the listing stale for writes that overlap, after the first one done', async () => {
+      const { cache, disk, versionOf } = await listed();
+      const first = cache.writeStarting('/c/b', versionOf);
+      const second = cache.writeStarting('/c/d', versionOf);
+      disk.version = version(2n);
+      cache.writeDone('/c/d', second, { member: member('/c/d', 4), versionOf });
+      cache.writeDone('/c/b', first, { member: member('/c/b', 2), versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+
+    it('marks the listing stale when the write did not say what it left, and its ancestors always', async () => {
+      const { cache, versionOf } = await listed();
+      await cache.members('/', version(1n), async () => [member('/c/', 0)]);
+      const write = cache.writeStarting('/c/b', versionOf);
+      expect(cache.recent('/', 60_000, noScan)).toBeUndefined();
+      cache.writeDone('/c/b', write);
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+  });
 });
