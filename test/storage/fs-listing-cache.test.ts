@@ -167,6 +167,15 @@ describe('the fs listing cache', () => {
       expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
     });
 
+    it('keeps the listing stale when another change (a container made in it) marked it so during the write', async () => {
+      const { cache, disk, versionOf } = await listed();
+      const write = cache.writeStarting('/c/b', versionOf);
+      cache.invalidate('/c/made/');
+      disk.version = version(2n);
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+
     it('marks the listing stale when the write did not say what it left, and its ancestors always', async () => {
       const { cache, versionOf } = await listed();
       await cache.members('/', version(1n), async () => [member('/c/', 0)]);
