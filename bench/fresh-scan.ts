@@ -2,13 +2,18 @@
  * Where a fresh listing's time goes: `npm run bench:scan [-- --rounds 30 --dir <data dir>]`.
  *
  * In one process, as `svc start` runs (its heap policy), fills a 1,000- and a 10,000-member container through
- * the fs driver (as the scaling run of `npm run bench` does), then lists each right after a write into it
- * (a fresh directory scan, then the Turtle body made again), alternating the two. Per listing it reads the
- * wall time, the process's user and system CPU (system is mostly the kernel's lstat of each member) and the
- * time V8 spent collecting garbage meanwhile; it prints medians. `--dir` keeps the filled directory for
- * the next run (profiles: `node --cpu-prof --import tsx bench/fresh-scan.ts`).
+ * the fs driver (as the scaling run of `npm run bench` does), then lists each right after a file in it was
+ * replaced outside svc (written beside it and renamed over it, as editors and git do): a fresh directory scan
+ * (the driver looks at the directory on every listing here, `revalidateAfterMs` 0), then the Turtle body made
+ * again, alternating the two. A write through svc would not do: the driver puts what it wrote into its cached
+ * listing, with no scan. Per listing it reads the wall time, the process's user and system CPU (system is
+ * mostly the kernel's lstat of each member) and the time V8 spent collecting garbage meanwhile; then, as the
+ * floor no scan can go below, the same directory's names read and each lstat'ed in a bare loop (readdir and
+ * lstatSync with bigint times, the calls the driver makes); it prints medians. `--dir` keeps the filled
+ * directory for the next run (profiles: `node --cpu-prof --import tsx bench/fresh-scan.ts`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -24,7 +29,7 @@ const rounds = positiveCount('rounds', values.rounds);
 applyHeapPolicy(process.execArgv, process.env.NODE_OPTIONS);
 
 const root = values.dir ?? (await mkdtemp(join(tmpdir(), 'svc-fresh-scan-')));
-const storage = await FsDriver.open(root, { recover: true });
+const storage = await FsDriver.open(root, { recover: true, revalidateAfterMs: 0 });
 const body = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
 const containers = [[1000, '/scale-1k/'], [10_000, '/scale-10k/']] as const;
 for (const [members, container] of containers) {
@@ -39,19 +44,25 @@ new PerformanceObserver((list) => {
 
 interface Sample {
   wall: number;
-  /** The directory scan (names and each member's lstat), the visible members sorted, the Turtle body made. */
+  /** The directory scan (names, each member's lstat, the members sorted by path), the visible members, the Turtle body made. */
   scan: number;
   sort: number;
   body: number;
   user: number;
   system: number;
   gc: number;
+  /** The bare loop: readdir, then lstatSync of each name. */
+  floor: number;
+  floorUser: number;
+  floorSystem: number;
 }
 const samples = new Map<number, Sample[]>(containers.map(([members]) => [members, []]));
 const origin = 'http://localhost:3000';
 for (let round = 0; round < rounds; round++) {
   for (const [members, container] of containers) {
-    await storage.put(`${container}touched.json`, '{}', { contentType: 'application/ld+json' });
+    const directory = join(root, container);
+    await writeFile(join(directory, 'touched.json.edit'), `{"round":${round}}`);
+    await rename(join(directory, 'touched.json.edit'), join(directory, 'touched.json'));
     // The write's own garbage and GC are not the listing's.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const gcBefore = gcMs;
@@ -68,7 +79,15 @@ for (let round = 0; round < rounds; round++) {
     // GC entries are reported a turn later.
     await new Promise((resolve) => setImmediate(resolve));
     if (bytes.byteLength === 0) throw new Error('empty listing');
-    samples.get(members)!.push({ wall: ended - started, scan: scanned - started, sort: sorted - scanned, body: ended - sorted, user: used.user / 1000, system: used.system / 1000, gc: gcMs - gcBefore });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const floorCpu = process.cpuUsage();
+    const floorStarted = performance.now();
+    let found = 0;
+    for (const name of await readdir(directory)) if (lstatSync(directory + name, { bigint: true, throwIfNoEntry: false })) found++;
+    const floor = performance.now() - floorStarted;
+    const floorUsed = process.cpuUsage(floorCpu);
+    if (found < members) throw new Error(`the bare loop found ${found} of ${members} members`);
+    samples.get(members)!.push({ wall: ended - started, scan: scanned - started, sort: sorted - scanned, body: ended - sorted, user: used.user / 1000, system: used.system / 1000, gc: gcMs - gcBefore, floor, floorUser: floorUsed.user / 1000, floorSystem: floorUsed.system / 1000 });
   }
 }
 
@@ -77,10 +96,10 @@ for (const [members, list] of samples) {
   const row = Object.fromEntries(Object.keys(list[0]!).map((key) => [key, median(list.map((sample) => sample[key as keyof Sample]))])) as unknown as Sample;
   summary.set(members, row);
   const ms = (value: number) => `${value.toFixed(1)} ms`;
-  console.log(`${String(members).padStart(6)} members: wall ${ms(row.wall)} (scan ${ms(row.scan)}, sort ${ms(row.sort)}, body ${ms(row.body)}), CPU user ${ms(row.user)}, system ${ms(row.system)}, GC ${ms(row.gc)} (medians of ${list.length})`);
+  console.log(`${String(members).padStart(6)} members: wall ${ms(row.wall)} (scan ${ms(row.scan)}, sort ${ms(row.sort)}, body ${ms(row.body)}), CPU user ${ms(row.user)}, system ${ms(row.system)}, GC ${ms(row.gc)}; bare readdir+lstat ${ms(row.floor)} (user ${ms(row.floorUser)}, system ${ms(row.floorSystem)}) (medians of ${list.length})`);
 }
 const [small, large] = [summary.get(1000)!, summary.get(10_000)!];
 // The system CPU of a 1,000-member listing is often below the clock's tick: no ratio then.
 const ratio = (key: keyof Sample) => `${key} ${small[key] > 0 ? `${(large[key] / small[key]).toFixed(1)}×` : '–'}`;
-console.log(`10,000 / 1,000: ${(['wall', 'scan', 'sort', 'body', 'user', 'system', 'gc'] as const).map(ratio).join(', ')}`);
+console.log(`10,000 / 1,000: ${(['wall', 'scan', 'sort', 'body', 'user', 'system', 'gc'] as const).map(ratio).join(', ')}; bare readdir+lstat: ${(['floor', 'floorUser', 'floorSystem'] as const).map(ratio).join(', ')}`);
 if (!values.dir) await rm(root, { recursive: true, force: true });

@@ -133,7 +133,7 @@ try {
     await report(workload.name, result.cpuPerRequestUs);
   }
   if (!values['skip-scaling']) {
-    const rows = await measureScaling(target.owner, (line) => console.log(line));
+    const rows = await measureScaling([{ name: 'svc', owner: target.owner }], (line) => console.log(line));
     await report(`scaling (${rows.map((row) => `${row.members}: ${row.cold.toFixed(1)}/${row.warm.toFixed(1)} ms`).join(', ')})`);
   }
   await snapshot('every workload');

@@ -204,8 +204,9 @@ try {
   }
 
   let scaling: ScalingRow[] = [];
-  const oursRunning = contenders.find((contender) => contender.server.spec === ours)!;
-  if (!values['skip-scaling'] && oursRunning.target) scaling = await measureScaling(oursRunning.target.owner, log);
+  // svc's own (the working tree's and the baseline's): the peers' listings are not what this compares.
+  const svcs = contenders.filter((contender) => (contender.server.spec === ours || contender.server.spec === baseline) && contender.target);
+  if (!values['skip-scaling']) scaling = await measureScaling(svcs.map(({ server, target }) => ({ name: server.spec.name, owner: target!.owner })), log);
 
   // Every Solid server stores a resource under its data directory at the URL's path (plus what it adds).
   const footprint: { server: string; bytes: number | null }[] = [];
