@@ -82,13 +82,19 @@ for (let round = 0; round < rounds; round++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const floorCpu = process.cpuUsage();
     const floorStarted = performance.now();
-    let found = 0;
-    for (const name of await readdir(directory)) if (lstatSync(directory + name, { bigint: true, throwIfNoEntry: false })) found++;
+    const found = await bareScan(directory);
     const floor = performance.now() - floorStarted;
     const floorUsed = process.cpuUsage(floorCpu);
     if (found < members) throw new Error(`the bare loop found ${found} of ${members} members`);
     samples.get(members)!.push({ wall: ended - started, scan: scanned - started, sort: sorted - scanned, body: ended - sorted, user: used.user / 1000, system: used.system / 1000, gc: gcMs - gcBefore, floor, floorUser: floorUsed.user / 1000, floorSystem: floorUsed.system / 1000 });
   }
+}
+
+/** The floor: the names, then an lstat of each, and nothing kept; how many were there. */
+async function bareScan(directory: string): Promise<number> {
+  let found = 0;
+  for (const name of await readdir(directory)) if (lstatSync(directory + name, { bigint: true, throwIfNoEntry: false })) found++;
+  return found;
 }
 
 const summary = new Map<number, Sample>();
