@@ -128,7 +128,8 @@ export async function readMembers(root: string, container: string, blocking: Blo
   const directory = join(root, container);
   let names: string[];
   try {
-    names = await readdir(directory);
+    // In order, as the listing cache keeps members (by path): `previous`'s next member is mostly the next one found.
+    names = (await readdir(directory)).sort();
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
