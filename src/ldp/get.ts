@@ -17,7 +17,7 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { listingBodiesOf, listingJsonLdBytes, listingToQuads, listingTurtleBytes, readListing } from './listing.ts';
+import { jsonLdBodies, listingBodiesOf, listingToQuads, readListing, turtleBodies } from './listing.ts';
 import { finishedResponse, resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -164,12 +164,10 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
     const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
-    const body = await bodies.body(listing, `${path} ${ctx.url.origin} ${type}`, () =>
-      type === JSON_LD
-        ? listingJsonLdBytes(listing, url)
-        : type === TURTLE
-          ? listingTurtleBytes(listing, url)
-          : serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
+    const body = await bodies.body(
+      listing,
+      `${path} ${ctx.url.origin} ${type}`,
+      type === JSON_LD ? jsonLdBodies(url, listing.members.length) : type === TURTLE ? turtleBodies(url, listing.members.length) : () => serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
     );
     return finishedResponse(ctx, body, 200, headers);
   }

@@ -3,6 +3,7 @@ import type { ResourceMeta } from '../storage/types.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { LDP } from '../http/headers.ts';
 import { isHiddenFromListing } from './auxiliary.ts';
+import { laidOutBody, layoutPieces, splicedBody, type LaidOutBody, type ListingLayout } from './listing-layout.ts';
 import type { StorageDriver } from '../storage/types.ts';
 
 const DCTERMS = 'http://purl.org/dc/terms/';
@@ -76,7 +77,12 @@ interface CachedBody {
   containerEtag: string;
   body: Promise<Uint8Array<ArrayBuffer>>;
   bytes?: number;
+  /** The body made, with where its members' texts are: the next version's body is made from it. */
+  laidOut?: LaidOutBody;
 }
+
+/** How a body is made: a layout (Turtle, JSON-LD), which a later version's body is spliced from, or text made whole. */
+export type BodyMaker = { layout: (listing: Listing) => ListingLayout; sizeHint: number } | (() => Uint8Array<ArrayBuffer> | string | Promise<string>);
 
 /**
  * Listing bodies, encoded once and reused while the driver hands out the same members array and the
@@ -92,18 +98,31 @@ export class ListingBodies {
     this.#entries = new BoundedCache(maxBytes, (entry) => (entry.bytes ?? entry.members.length * BODY_BYTES_PER_MEMBER_GUESS) + entry.members.length * BYTES_PER_MEMBER);
   }
 
-  /** `key` names everything the body depends on besides the listing itself (container path, origin, media type). */
-  body(listing: Listing, key: string, make: () => Uint8Array<ArrayBuffer> | string | Promise<string>): Promise<Uint8Array<ArrayBuffer>> {
+  /**
+   * `key` names everything the body depends on besides the listing itself (container path, origin, media
+   * type). A body made by a layout is made from the previous body for the key where it can (the members
+   * unchanged since keep their bytes).
+   */
+  body(listing: Listing, key: string, make: BodyMaker): Promise<Uint8Array<ArrayBuffer>> {
     const cached = this.#entries.get(key);
     if (cached && cached.members === listing.members && cached.containerEtag === listing.container.etag) return cached.body;
-    const body = Promise.resolve(make()).then((made) => (typeof made === 'string' ? encoder.encode(made) : made));
-    const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body };
+    let laidOut: LaidOutBody | undefined;
+    let body: Promise<Uint8Array<ArrayBuffer>>;
+    if (typeof make === 'function') body = Promise.resolve(make()).then((made) => (typeof made === 'string' ? encoder.encode(made) : made));
+    else {
+      const layout = make.layout(listing);
+      const made = (cached?.laidOut && splicedBody(cached.laidOut, listing.members, layout)) || laidOutBody(listing.members, layout, (pieces) => encodePieces(pieces, make.sizeHint));
+      laidOut = made instanceof Uint8Array ? undefined : made;
+      body = Promise.resolve(made instanceof Uint8Array ? made : made.bytes);
+    }
+    const entry: CachedBody = { members: listing.members, containerEtag: listing.container.etag, body, ...(laidOut && { laidOut }) };
     this.#entries.set(key, entry);
     body.then(
       (bytes) => {
         // Charged again at its real size, if it is still cached.
         if (this.#entries.peek(key) !== entry) return;
-        entry.bytes = bytes.buffer.byteLength;
+        // Where the members' texts are: two offsets a member.
+        entry.bytes = bytes.buffer.byteLength + (entry.laidOut ? entry.members.length * 8 : 0);
         this.#entries.set(key, entry);
       },
       () => {
@@ -176,23 +195,13 @@ function node(meta: ResourceMeta, url: (path: string) => string): Record<string,
   };
 }
 
-/** Members written into one piece of a body: pieces of ~20-40 KB, garbage of the young generation. */
-const MEMBERS_PER_PIECE = 128;
+/** How the listing bodies of a media type are made (see ListingBodies.body). */
+export function jsonLdBodies(url: (path: string) => string, members: number): BodyMaker {
+  return { layout: (listing) => jsonLdLayout(listing, url), sizeHint: 1024 + members * BODY_BYTES_PER_MEMBER_GUESS };
+}
 
-/**
- * `write` of each member, in pieces of MEMBERS_PER_PIECE with `separator` between members. `write` adds its
- * member's text to `parts` as the strings it has (one join per piece then makes the piece, with no string
- * made per member in between).
- */
-function* memberPieces(members: readonly ResourceMeta[], write: (member: ResourceMeta, index: number, parts: string[]) => void, separator: string): Generator<string> {
-  for (let from = 0; from < members.length; from += MEMBERS_PER_PIECE) {
-    const parts: string[] = [];
-    for (let index = from; index < Math.min(from + MEMBERS_PER_PIECE, members.length); index++) {
-      if (index > 0 && separator) parts.push(separator);
-      write(members[index]!, index, parts);
-    }
-    yield parts.join('');
-  }
+export function turtleBodies(url: (path: string) => string, members: number): BodyMaker {
+  return { layout: (listing) => turtleLayout(listing, url), sizeHint: 1024 + members * TURTLE_BYTES_PER_MEMBER };
 }
 
 /** The listing's JSON-LD body, encoded as its pieces are made. */
@@ -207,13 +216,23 @@ export function listingTurtleBytes(listing: Listing, url: (path: string) => stri
 
 /**
  * The listing as a compact JSON-LD document, written directly (no JSON-LD processing on this hot path): the
- * text of `JSON.stringify` of the whole document, in pieces.
+ * text of `JSON.stringify` of the whole document (the container's node, its `contains` written one IRI at a
+ * time, then one node per member).
  */
-export function* listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {
-  const containerNode = { ...node(listing.container, url), contains: listing.members.map((m) => url(m.path)) };
-  yield `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(containerNode)}`;
-  yield* memberPieces(listing.members, (member, _, parts) => void parts.push(',', JSON.stringify(node(member, url))), '');
-  yield ']}';
+function jsonLdLayout(listing: Listing, url: (path: string) => string): ListingLayout {
+  return {
+    head: `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(node(listing.container, url)).slice(0, -1)},"contains":[`,
+    first: (member, _, parts) => void parts.push(JSON.stringify(url(member.path))),
+    firstSeparator: ',',
+    middle: ']}',
+    second: (member, _, parts) => void parts.push(',', JSON.stringify(node(member, url))),
+    secondSeparator: '',
+    tail: ']}',
+  };
+}
+
+export function listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {
+  return layoutPieces(listing.members, jsonLdLayout(listing, url));
 }
 
 const TURTLE_PREFIXES = `@prefix ldp: <${LDP}>.\n@prefix dcterms: <${DCTERMS}>.\n@prefix stat: <${STAT}>.\n@prefix xsd: <${XSD}>.\n`;
@@ -228,7 +247,7 @@ function relativeIri(iri: string, base: string): string {
   return firstSegment.includes(':') ? `<./${rest}>` : `<${rest}>`;
 }
 
-/** The statements about one member or the container, added to `parts` (see memberPieces). */
+/** The statements about one member or the container, added to `parts` (see layoutPieces). */
 function turtleDescription(meta: ResourceMeta, subject: string, parts: string[]): void {
   const mtime = decimalSeconds(meta.modified);
   const size = String(meta.size);
@@ -247,25 +266,30 @@ function turtleDescription(meta: ResourceMeta, subject: string, parts: string[])
  * The listing as Turtle, written directly: the same statements as `listingToQuads`, with prefixes and member
  * IRIs relative to the container's (the document's base), in pieces.
  */
-export function* listingToTurtle(listing: Listing, url: (path: string) => string): Generator<string> {
+function turtleLayout(listing: Listing, url: (path: string) => string): ListingLayout {
   const base = url(listing.container.path);
-  const subjects = listing.members.map((member) => relativeIri(url(member.path), base));
+  // Each member's IRI is written twice (its `ldp:contains`, its description): made once, when first needed.
+  const subjects: (string | undefined)[] = new Array(listing.members.length);
+  const subject = (member: ResourceMeta, index: number) => (subjects[index] ??= relativeIri(url(member.path), base));
   const head = [TURTLE_PREFIXES, '\n'];
   turtleDescription(listing.container, '<>', head);
-  yield head.join('');
-  if (subjects.length > 0) {
-    yield ';\n    ldp:contains ';
-    yield* memberPieces(listing.members, (_, index, parts) => void parts.push(subjects[index]!), ', ');
-  }
-  yield '.\n';
-  yield* memberPieces(
-    listing.members,
-    (member, index, parts) => {
-      turtleDescription(member, subjects[index]!, parts);
+  if (listing.members.length > 0) head.push(';\n    ldp:contains ');
+  return {
+    head: head.join(''),
+    first: (member, index, parts) => void parts.push(subject(member, index)),
+    firstSeparator: ', ',
+    middle: '.\n',
+    second: (member, index, parts) => {
+      turtleDescription(member, subject(member, index), parts);
       parts.push('.\n');
     },
-    '',
-  );
+    secondSeparator: '',
+    tail: '',
+  };
+}
+
+export function listingToTurtle(listing: Listing, url: (path: string) => string): Generator<string> {
+  return layoutPieces(listing.members, turtleLayout(listing, url));
 }
 
 /** The same statements as quads, for Turtle and N-Triples. */
