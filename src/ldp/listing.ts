@@ -222,13 +222,19 @@ export function listingTurtleBytes(listing: Listing, url: (path: string) => stri
 function jsonLdLayout(listing: Listing, url: (path: string) => string): ListingLayout {
   return {
     head: `{"@context":${JSON.stringify(CONTEXT)},"@graph":[${JSON.stringify(node(listing.container, url)).slice(0, -1)},"contains":[`,
-    first: (member, _, parts) => void parts.push(JSON.stringify(url(member.path))),
+    first: (member, _, parts) => void parts.push(jsonString(url(member.path))),
     firstSeparator: ',',
     middle: ']}',
     second: (member, _, parts) => void parts.push(',', JSON.stringify(node(member, url))),
     secondSeparator: '',
     tail: ']}',
   };
+}
+
+/** What JSON.stringify writes of a string; a call to it spared for one with nothing to escape (an IRI mostly). */
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+function jsonString(text: string): string {
+  return ESCAPED_IN_JSON.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 export function listingToJsonLd(listing: Listing, url: (path: string) => string): Generator<string> {

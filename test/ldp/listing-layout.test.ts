@@ -22,7 +22,7 @@ const changes: [string, (list: ResourceMeta[]) => ResourceMeta[]][] = [
   ['the first member removed', (list) => list.slice(1)],
   ['the last member removed', (list) => list.slice(0, -1)],
   ['a member removed in the middle', (list) => list.filter((_, index) => index !== 150)],
-  ['a few changed at once', (list) => sorted([...list.filter((_, index) => index % 97 !== 5), meta('/box/m0001b', 1), meta('/box/né é.txt', 2)])],
+  ['a few changed at once', (list) => sorted([...list.filter((_, index) => index % 97 !== 5), meta('/box/m0001b', 1), meta('/box/né é.txt', 2), meta('/box/q"uo\\te\u0001', 3)])],
   ['the same members as new objects', (list) => list.map((member) => ({ ...member }))],
   ['nothing but the container', (list) => list],
   ['all members but one removed', (list) => list.slice(0, 1)],
@@ -43,7 +43,9 @@ describe.each([
       for (const [, change] of changes) {
         list = change(list);
         const listing: Listing = { container: container(++modified), members: list };
-        expect(await cache.body(listing, 'k', bodiesOf(url, list.length))).toEqual(fresh(listing, url));
+        const body = await cache.body(listing, 'k', bodiesOf(url, list.length));
+        expect(body).toEqual(fresh(listing, url));
+        if (bodiesOf === jsonLdBodies) expect(JSON.parse(new TextDecoder().decode(body))['@graph'][0].contains).toEqual(list.map((member) => url(member.path)));
       }
     });
   }
