@@ -128,8 +128,7 @@ export async function readMembers(root: string, container: string, blocking: Blo
   const directory = join(root, container);
   let names: string[];
   try {
-    // In order, as the listing cache keeps members (by path): `previous`'s next member is mostly the next one found.
-    names = (await readdir(directory)).sort();
+    names = await readdir(directory);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new StorageError('NotFound', `no container at ${container}`);
