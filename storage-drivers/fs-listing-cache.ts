@@ -20,6 +20,8 @@ export interface DirectoryVersion {
 export type Scan = (previous?: readonly ResourceMeta[]) => Promise<ResourceMeta[]>;
 
 interface CachedListing extends DirectoryVersion {
+  /** What it keeps alive (see bytesOf), counted once per scan and changed by each update in place. */
+  bytes: number;
   loadedAt: number;
   /** When the directory was last seen at this version. */
   checkedAt: number;
@@ -53,7 +55,7 @@ export class ListingCache {
 
   /** `maxBytes`: what the cached members may take in all (see MEMBER_BYTES). */
   constructor(maxBytes: number, maxAgeMs = MAX_AGE_MS) {
-    this.#listings = new BoundedCache(maxBytes, (entry, container) => bytesOf(container, entry.members));
+    this.#listings = new BoundedCache(maxBytes, (entry) => entry.bytes);
     this.#maxAgeMs = maxAgeMs;
   }
 
@@ -108,8 +110,8 @@ export class ListingCache {
     const current = !listing.stale && this.#listings.peek(container) === listing && !this.#pending.has(container);
     const version = current && done ? done.versionOf(container) : null;
     if (!version) return this.#markStale(container);
-    const members = withMember(listing.members, path, done!.member);
-    this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt: listing.loadedAt, checkedAt: performance.now(), members });
+    const { members, bytes } = withMember(listing, path, done!.member);
+    this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, bytes, loadedAt: listing.loadedAt, checkedAt: performance.now(), members });
   }
 
   /** A write to `path` is starting or done: the listings above its container are stale (an ancestor's member changed). */
@@ -168,7 +170,7 @@ export class ListingCache {
       let read: readonly ResourceMeta[] = await members;
       // An aged listing scanned again unchanged stays the same array, so what was made from it (bodies) still serves.
       if (cached && sameMembers(cached.members, read)) read = cached.members;
-      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, loadedAt, checkedAt: loadedAt, members: read });
+      if (this.#writes === writes) this.#listings.set(container, { ino: version.ino, mtimeNs: version.mtimeNs, meta: version.meta, bytes: bytesOf(container, read), loadedAt, checkedAt: loadedAt, members: read });
       return read;
     } finally {
       if (this.#pending.get(container)?.members === members) this.#pending.delete(container);
@@ -199,17 +201,23 @@ function placeOf(members: readonly ResourceMeta[], path: string): { index: numbe
   return { index: low, found: false };
 }
 
-/** A new array of `members` with `member` at `path` (null: without it; the same array when it was not there). */
-function withMember(members: readonly ResourceMeta[], path: string, member: ResourceMeta | null): readonly ResourceMeta[] {
+/** A new array of the listing's members with `member` at `path` (null: without it; the same array when it was not there), and its bytes. */
+function withMember(listing: CachedListing, path: string, member: ResourceMeta | null): { members: readonly ResourceMeta[]; bytes: number } {
+  const { members } = listing;
   const { index, found } = placeOf(members, path);
-  if (member === null) return found ? members.toSpliced(index, 1) : members;
-  return members.toSpliced(index, found ? 1 : 0, member);
+  const bytes = listing.bytes - (found ? memberBytes(members[index]!) : 0) + (member ? memberBytes(member) : 0);
+  if (member === null) return { members: found ? members.toSpliced(index, 1) : members, bytes };
+  return { members: members.toSpliced(index, found ? 1 : 0, member), bytes };
 }
 
 function bytesOf(container: string, members: readonly ResourceMeta[]): number {
   let bytes = stringBytes(container) + MEMBER_BYTES;
-  for (const member of members) bytes += stringBytes(member.path) + stringBytes(member.etag) + MEMBER_BYTES;
+  for (const member of members) bytes += memberBytes(member);
   return bytes;
+}
+
+function memberBytes(member: ResourceMeta): number {
+  return stringBytes(member.path) + stringBytes(member.etag) + MEMBER_BYTES;
 }
 
 /** Whether two scans found the same members in the same order, each at the same version. */

@@ -176,6 +176,17 @@ describe('the fs listing cache', () => {
       expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
     });
 
+    it('stays within its bound in bytes: a listing grown past it by a write is no longer kept', async () => {
+      // Room for the container and two members (see MEMBER_BYTES), not three.
+      const cache = new ListingCache(600, 60_000);
+      await cache.members('/c/', version(1n), async () => [member('/c/a', 1), member('/c/c', 3)]);
+      expect(cache.recent('/c/', 60_000, noScan)).toHaveLength(2);
+      const versionOf = () => version(2n);
+      const write = cache.writeStarting('/c/b', () => version(1n));
+      cache.writeDone('/c/b', write, { member: member('/c/b', 2), versionOf });
+      expect(cache.recent('/c/', 60_000, noScan)).toBeUndefined();
+    });
+
     it('marks the listing stale when the write did not say what it left, and its ancestors always', async () => {
       const { cache, versionOf } = await listed();
       await cache.members('/', version(1n), async () => [member('/c/', 0)]);
