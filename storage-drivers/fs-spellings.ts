@@ -186,7 +186,10 @@ export class NameSpellings {
       }
     }
     for (const name of spellings.byFold.get(foldName(segment)) ?? []) {
-      if ((await this.#directory.inode(directory + name)) === inode) return name;
+      const stored = await this.#directory.inode(directory + name);
+      if (stored === inode) return name;
+      // A write may have renamed a new file over it between the two lookups: asked again, both give the new one.
+      if (stored !== null && stored === (await this.#directory.inode(directory + segment))) return name;
     }
     return null;
   }

@@ -69,9 +69,20 @@ class SimulatedFoldingDirectory implements FoldingDirectory {
     return entries ? [...entries.keys()] : null;
   }
 
+  /** Called after each inode lookup, with its path: a test may change the disk there. */
+  afterInode: (path: string) => void = () => {};
+
+  /** A new file renamed over the entry at `path`, in its stored spelling (as every write does): a new inode. */
+  replace(path: string): void {
+    const found = this.#lookup(path)!;
+    this.#entries.get(found.directory)!.set(found.stored, this.#nextInode++);
+  }
+
   async inode(path: string): Promise<bigint | null> {
     const found = this.#lookup(path);
-    return found ? this.#entries.get(found.directory)!.get(found.stored)! : null;
+    const inode = found ? this.#entries.get(found.directory)!.get(found.stored)! : null;
+    this.afterInode(path);
+    return inode;
   }
 }
 
@@ -108,6 +119,14 @@ describe('names on a directory that folds them (simulated)', () => {
     // NFD (as macOS hands names out) against the NFC spelling stored.
     expect((await refusal(spellings.check('/alice/cafe\u0301/x'))).message).toContain('as "caf\u00e9"');
     await refusal(spellings.check('/alice/NOTES/'));
+  });
+
+  it('names the stored spelling also when a write replaces the file between its lookups', async () => {
+    const { disk, spellings } = world();
+    disk.afterInode = (path) => {
+      if (path === '/alice/notes/Doc') disk.replace('/alice/notes/doc');
+    };
+    expect((await refusal(spellings.check('/alice/notes/Doc'))).message).toContain('as "doc"');
   });
 
   it('keeps a resource and its ACL document to one spelling when creating either', async () => {
