@@ -55,7 +55,7 @@ if (values.help) {
                        the write workloads (PUT, POST, PATCH) run once per count (default 1,32)
   --rounds <n>         rounds; servers are interleaved within each round (default 2)
   --warmup <s>         unrecorded seconds per workload and server before round 1 (default 1)
-  --only <text>        run only workloads whose name contains this text
+  --only <text>        run only workloads whose name contains this text (several: "GET small|HEAD")
   --skip-scaling       skip the 1,000 vs 10,000-member container listing comparison
   --skip-footprint     skip the disk footprint of 1,000 small extension-less members
   --skip-hostile       skip the hostile-body check (how long each holds the event loop; bench/hostile.ts)
@@ -77,7 +77,8 @@ const rounds = Math.round(positive('rounds', values.rounds));
 const warmup = Number(values.warmup);
 const startupRuns = Math.round(positive('startup-runs', values['startup-runs']));
 const writeConnections = values['write-connections'].split(',').map((text) => Math.round(positive('write-connections', text)));
-const workloads = withWriteConnections(WORKLOADS, writeConnections).filter((workload) => !values.only || workload.name.toLowerCase().includes(values.only.toLowerCase()));
+const wanted = values.only?.toLowerCase().split('|');
+const workloads = withWriteConnections(WORKLOADS, writeConnections).filter((workload) => !wanted || wanted.some((text) => workload.name.toLowerCase().includes(text)));
 const log = (line: string) => console.error(`[bench] ${line}`);
 
 /** "500×3", "500×4" -> "500×7": counts of one status over the rounds. */
