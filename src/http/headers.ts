@@ -90,8 +90,7 @@ export function isServerPagePath(url: string): boolean {
  * header they read. The server's own pages answer any origin, but never with credentials: an app reads the
  * token endpoint's answer, no page reads another's session.
  */
-export function applyCors(request: Request, headers: Headers | HeaderRecord): void {
-  const origin = request.headers.get('origin');
+export function applyCors(request: Request, headers: Headers | HeaderRecord, origin = request.headers.get('origin')): void {
   // A sandboxed page (a stored one, see isolation.ts) has the opaque origin "null": no credentials for it.
   if (origin && origin !== 'null' && !isServerPagePath(request.url)) {
     setHeader(headers, 'access-control-allow-origin', origin);

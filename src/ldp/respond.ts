@@ -51,14 +51,18 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
 
 /**
  * An answer about a resource with the CORS and isolation headers the middleware would add already in its
- * record, so the middleware leaves it alone and it goes out as built (to HEAD, without a body). In subdomain
+ * record (CORS headers only when the request has an Origin), so the middleware leaves it alone and it goes out as built (to HEAD, without a body). In subdomain
  * mode the isolation of an answer depends on its host, so the middleware adds them there.
  */
 export function finishedResponse(ctx: LdpContext, body: BodyInit | null, status: number, headers: HeaderRecord): Response {
   // An answer to HEAD never has a body, so the app sends a finished one on as it is (app.ts).
   if (ctx.request.method === 'HEAD') body = null;
   if (ctx.config.subdomains) return new Response(body, { status, headers });
-  applyCors(ctx.request, headers);
+  // A request without Origin is no CORS request, and the answer says it varies by Origin (`vary`), so no cache
+  // gives it to one that is: the CORS headers would be read by no one (docs/decisions.md, "CORS headers only
+  // for CORS requests").
+  const origin = ctx.caller.origin;
+  if (origin !== null) applyCors(ctx.request, headers, origin);
   isolatedOnServerOrigin(headers);
   return markFinished(new Response(body, { status, headers }));
 }

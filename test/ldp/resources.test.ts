@@ -363,7 +363,7 @@ describe('headers', () => {
     expect(resource.headers.get('ms-author-via')).toBe('SPARQL');
     expect(resource.headers.get('vary')).toContain('Accept');
     expect(resource.headers.get('wac-allow')).toMatch(/^user="[a-z ]*",public="[a-z ]*"$/);
-    expect(resource.headers.get('access-control-expose-headers')).toContain('WAC-Allow');
+    expect((await request('/a/b', { headers: { origin: 'https://app.example' } })).headers.get('access-control-expose-headers')).toContain('WAC-Allow');
 
     const container = await request('/a/');
     expect(container.headers.get('link')).toContain('BasicContainer');
@@ -383,6 +383,29 @@ describe('headers', () => {
       expect(refused.headers.get('allow')).toBe(options.headers.get('allow'));
     }
     expect((await world.as('alice', '/alice/notes/', { method: 'PUT' })).headers.get('allow')).toContain('DELETE');
+  });
+
+  it('carry CORS headers on reads for CORS requests only, and say that they vary by Origin', async () => {
+    const { request } = makeApp({ public: true });
+    await request('/a/b', text('x'));
+    for (const method of ['GET', 'HEAD']) {
+      for (const path of ['/a/b', '/a/']) {
+        const plain = await request(path, { method });
+        expect(plain.status, `${method} ${path}`).toBe(200);
+        expect(plain.headers.get('vary'), `${method} ${path}`).toContain('Origin');
+        expect(plain.headers.get('access-control-allow-origin'), `${method} ${path}`).toBeNull();
+        expect(plain.headers.get('access-control-expose-headers'), `${method} ${path}`).toBeNull();
+        expect(plain.headers.get('x-content-type-options'), `${method} ${path}`).toBe('nosniff');
+        const cors = await request(path, { method, headers: { origin: 'https://app.example' } });
+        expect(cors.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe('https://app.example');
+        expect(cors.headers.get('access-control-allow-credentials'), `${method} ${path}`).toBe('true');
+        expect(cors.headers.get('access-control-expose-headers'), `${method} ${path}`).toContain('WAC-Allow');
+        const sandboxed = await request(path, { method, headers: { origin: 'null' } });
+        expect(sandboxed.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe('*');
+      }
+    }
+    // Error answers keep theirs: they say nothing about varying by Origin.
+    expect((await request('/missing')).headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('answers CORS preflight on any path', async () => {
