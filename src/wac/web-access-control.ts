@@ -90,15 +90,29 @@ const DECISION_BYTES = 320;
 /** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
 const DEFAULT_DECISION_BYTES = 1024 * 1024;
 
+/** A foreign Origin header (one other than the origin the request came to), '' for none. */
+function foreignOriginOf(caller: Caller): string {
+  return caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : '';
+}
+
 /**
- * Decisions are shared across requests by everything they depend on: the path, the caller's WebID (none for
- * the public), the origin the request came to (which IRIs count as this server's) and a foreign Origin header
- * (acl:origin). Origins and paths hold no newline (a path with a control character is refused), so the WebID,
- * which a token may give with any character in it, goes last.
+ * A decision's key within its request (see `#remembered`): the path, the origin the request came to, a foreign
+ * Origin and the WebID. Origins and paths hold no newline (a path with a control character is refused), so
+ * the WebID, which a token may give with any character in it, goes last.
  */
 function decisionKey(caller: Caller, path: string, anonymous: boolean): string {
-  const foreignOrigin = caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : '';
-  return `${caller.serverOrigin ?? ''}\n${foreignOrigin}\n${path}\n${anonymous ? '' : (caller.webId ?? '')}`;
+  return `${caller.serverOrigin ?? ''}\n${foreignOriginOf(caller)}\n${path}\n${anonymous ? '' : (caller.webId ?? '')}`;
+}
+
+/**
+ * The decisions shared across requests on one path, by what else they depend on: the origin the request came
+ * to (which IRIs count as this server's), a foreign Origin header (acl:origin, '' for none) and the caller's
+ * WebID ('' for the public). Nested maps of strings the request already holds: a lookup builds no key.
+ */
+interface PathDecisions {
+  byServerOrigin: Map<string, Map<string, Map<string, Decision>>>;
+  /** Its weight in the bound: the path, and per decision its three strings and DECISION_BYTES. */
+  bytes: number;
 }
 
 /** What a request's evaluations share: the comparable form of its IRIs, its subject, the group documents it read. */
@@ -125,7 +139,9 @@ export class WebAccessControl implements AccessControl {
    * ACL documents it came from are younger than ACL_MAX_AGE_MS (changes made on disk). A decision that read a
    * group document is not kept: groups are ordinary resources, written without telling anyone.
    */
-  readonly #decisions: BoundedCache<string, Decision>;
+  readonly #decisions: BoundedCache<string, PathDecisions>;
+  /** What one path's decisions may weigh. */
+  readonly #maxPathBytes: number;
   /**
    * Modes already worked out for a request (its Caller object), by agent and path, where no shared decision
    * is at hand: a GET asks for the same ones up to three times (the check, then WAC-Allow for the user and the
@@ -141,7 +157,8 @@ export class WebAccessControl implements AccessControl {
     this.#cache = cache;
     this.#owners = owners;
     this.#hosts = hosts;
-    this.#decisions = new BoundedCache(maxDecisionBytes, (_decision, key) => stringBytes(key) + DECISION_BYTES);
+    this.#decisions = new BoundedCache(maxDecisionBytes, (decisions) => decisions.bytes);
+    this.#maxPathBytes = maxDecisionBytes / 4;
   }
 
   async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
@@ -181,8 +198,7 @@ export class WebAccessControl implements AccessControl {
 
   /** The shared decision when one holds (no promise made), else the request's own. */
   #decision(caller: Caller, path: string, anonymous: boolean, evaluate: () => Evaluation): Decision | Promise<Decision> {
-    const key = decisionKey(caller, path, anonymous);
-    const decided = this.#decisions.get(key);
+    const decided = this.#decisions.get(path)?.byServerOrigin.get(caller.serverOrigin ?? '')?.get(foreignOriginOf(caller))?.get(anonymous ? '' : (caller.webId ?? ''));
     if (
       decided !== undefined &&
       decided.generation === this.#cache.generation &&
@@ -191,10 +207,11 @@ export class WebAccessControl implements AccessControl {
     ) {
       return decided;
     }
-    return this.#remembered(caller, key, path, anonymous, evaluate);
+    return this.#remembered(caller, path, anonymous, evaluate);
   }
 
-  #remembered(caller: Caller, key: string, path: string, anonymous: boolean, evaluate: () => Evaluation): Promise<Decision> {
+  #remembered(caller: Caller, path: string, anonymous: boolean, evaluate: () => Evaluation): Promise<Decision> {
+    const key = decisionKey(caller, path, anonymous);
     const held = caller as Caller & { [key: symbol]: RememberedModes | undefined };
     let known = held[this.#perRequest];
     // Not enumerable: a copy of the caller (`{ ...caller }`, as notifications make to check again) starts afresh.
@@ -207,11 +224,29 @@ export class WebAccessControl implements AccessControl {
     const subject = anonymous ? { ...callerSubject, webId: null } : callerSubject;
     const decision = this.#modes(path, subject, groups, localize).then(({ modes, loadedAt }) => {
       const made: Decision = { modes, listed: ALL_MODES.filter((m) => modes.has(m)), generation, owners, loadedAt };
-      if (loadedAt !== null && !groups.consulted) this.#decisions.set(key, made);
+      if (loadedAt !== null && !groups.consulted) this.#share(caller, path, anonymous, made);
       return made;
     });
     known.set(key, { generation, decision });
     return decision;
+  }
+
+  #share(caller: Caller, path: string, anonymous: boolean, decision: Decision): void {
+    const serverOrigin = caller.serverOrigin ?? '';
+    const foreignOrigin = foreignOriginOf(caller);
+    const webId = anonymous ? '' : (caller.webId ?? '');
+    const added = stringBytes(serverOrigin) + stringBytes(foreignOrigin) + stringBytes(webId) + DECISION_BYTES;
+    let onPath = this.#decisions.peek(path);
+    // A path many callers ask about starts afresh at a quarter of the bound rather than pushing the others out.
+    if (!onPath || onPath.bytes + added > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: stringBytes(path) };
+    let byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
+    if (!byForeignOrigin) onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
+    let byWebId = byForeignOrigin.get(foreignOrigin);
+    if (!byWebId) byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
+    if (!byWebId.has(webId)) onPath.bytes += added;
+    byWebId.set(webId, decision);
+    // Set again, so the bound counts its new weight.
+    this.#decisions.set(path, onPath);
   }
 
   /**

@@ -84,4 +84,22 @@ describe('WebAccessControl', () => {
     // Room for a few of the 20 only: the others are decided again.
     expect(walks).toBeGreaterThan(10);
   });
+
+  it('keeps the decisions of many callers on one path within the same bound', async () => {
+    const storage = new MemoryDriver();
+    const cache = new AclCache(storage, () => undefined, () => 0);
+    const access = new WebAccessControl(storage, cache, { ownerOf: async () => null, version: () => 0 }, null, 8000);
+    await storage.put('/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const caller = (i: number): Caller => ({ webId: `https://agent${i}.example/profile#me`, origin: null, serverOrigin: 'http://localhost' });
+    for (let i = 0; i < 20; i++) await access.allowedModes(caller(i), '/doc');
+    let walks = 0;
+    const walk = cache.effectiveAcl.bind(cache);
+    cache.effectiveAcl = (path) => (walks++, walk(path));
+    for (let i = 0; i < 20; i++) expect((await access.allowedModes(caller(i), '/doc')).user).toEqual(['read']);
+    expect(walks).toBeGreaterThan(10);
+    // A few callers fit: asked again at once, they are answered from the kept decisions.
+    walks = 0;
+    await access.allowedModes(caller(19), '/doc');
+    expect(walks).toBe(0);
+  });
 });
