@@ -26,12 +26,24 @@ function httpDate(ms: number): string {
   return lastDate.text;
 }
 
+/** The last Link header made, with what it was made from: reads of one resource ask for the same over and over. */
+let lastLink = { config: null as LdpContext['config'] | null, path: '', origin: '', storageRoot: false, link: '' };
+
+/** Types, and the ACL document's URL: made from the configuration, the path and the origin the request came to (`serverOrigin`). */
+function linkHeader(ctx: LdpContext, path: string, isContainer: boolean, storageRoot: boolean): string {
+  const origin = ctx.caller.serverOrigin;
+  if (path === lastLink.path && origin === lastLink.origin && storageRoot === lastLink.storageRoot && ctx.config === lastLink.config) return lastLink.link;
+  let link = typeLinks(isContainer, storageRoot);
+  if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
+  if (origin !== undefined) lastLink = { config: ctx.config, path, origin, storageRoot, link };
+  return link;
+}
+
 /** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
 export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<HeaderRecord> {
   const isContainer = isContainerPath(path);
   const storageRoot = isStorageRoot(ctx, path);
-  let link = typeLinks(isContainer, storageRoot);
-  if (!isAclPath(path)) link += `, <${urlFor(ctx, aclPathFor(path))}>; rel="acl"`;
+  const link = linkHeader(ctx, path, isContainer, storageRoot);
   const allow = allowFor(isContainer, storageRoot);
   const acceptedWrites = ACCEPTED_WRITES[ctx.config.conneg ? 1 : 0]!;
   const modes = await ctx.access.allowedModes(ctx.caller, path);

@@ -43,7 +43,13 @@ export const allowEverything: AccessControl = {
   },
 };
 
+/** The last WAC-Allow made: a kept decision answers the same arrays to every request that uses it. */
+let lastWacAllow = { user: [] as readonly AccessMode[], public: [] as readonly AccessMode[], text: 'user="",public=""' };
+
 /** `user="read write",public="read"` — no space after the comma, as some client parsers need. */
 export function formatWacAllow(modes: { user: readonly AccessMode[]; public: readonly AccessMode[] }): string {
-  return `user="${modes.user.join(' ')}",public="${modes.public.join(' ')}"`;
+  if (modes.user !== lastWacAllow.user || modes.public !== lastWacAllow.public) {
+    lastWacAllow = { user: modes.user, public: modes.public, text: `user="${modes.user.join(' ')}",public="${modes.public.join(' ')}"` };
+  }
+  return lastWacAllow.text;
 }
