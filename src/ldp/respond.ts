@@ -63,8 +63,9 @@ export async function resourceHeaders(ctx: LdpContext, path: string, meta?: Reso
 
 /**
  * An answer about a resource with the CORS and isolation headers the middleware would add already in its
- * record (CORS headers only when the request has an Origin), so the middleware leaves it alone and it goes out as built (to HEAD, without a body). In subdomain
- * mode the isolation of an answer depends on its host, so the middleware adds them there.
+ * record (CORS headers only when the request has an Origin), so the middleware leaves it alone and it goes out
+ * as built (to HEAD, without a body). In subdomain mode the isolation of an answer depends on its host, so the
+ * middleware adds them there.
  */
 export function finishedResponse(ctx: LdpContext, body: BodyInit | null, status: number, headers: HeaderRecord): Response {
   // An answer to HEAD never has a body, so the app sends a finished one on as it is (app.ts).
