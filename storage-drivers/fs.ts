@@ -147,10 +147,7 @@ export class FsDriver implements StorageDriver {
     return meta;
   }
 
-  /**
-   * Forgets what a write to `path` changes: its body, its type, and the listings of its ancestors. Called
-   * before the write and again once it is on disk, so nothing read while it ran is kept.
-   */
+  /** Forgets what a write to `path` changes (body, type, ancestors' listings): before it, and after it, failed or not. */
   private changed(path: string): void {
     this.cache.changed(path);
     this.listings.invalidate(path);
@@ -247,7 +244,8 @@ export class FsDriver implements StorageDriver {
     const write = small ? await this.temps.writeSmall(bytes) : await this.temps.writeLarge(bytes ?? body);
     const { temp, written } = write;
     let renamed = false;
-    let listingWrite: ListingWrite | undefined;
+    // null until the write begins changing things (see fileChanging).
+    let listingWrite: ListingWrite | undefined | null = null;
     let listed = false;
     try {
       return await this.lock.run(this.lockKey(path, target), async () => {
@@ -302,8 +300,8 @@ export class FsDriver implements StorageDriver {
         };
       });
     } finally {
-      // Refused or failed part-way: the listing is scanned again, as after any change.
-      if (listingWrite && !listed) this.fileChanged(path, listingWrite);
+      // Refused or failed part-way, perhaps after making containers another write's update saw: scanned again.
+      if (listingWrite !== null && !listed) this.fileChanged(path, listingWrite);
       if (!renamed) await this.temps.remove(temp, small);
     }
   }
@@ -317,22 +315,25 @@ export class FsDriver implements StorageDriver {
   async createContainer(path: string): Promise<PutResult | null> {
     const ancestorsExisted = this.spellings ? await this.spellings.check(path) : true;
     this.changed(path);
-    const createdContainers = await makeParents(this.root, path);
-    if (!ancestorsExisted) await this.spellings!.check(path);
     try {
-      await mkdir(this.fsPath(path));
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-      // Made meanwhile, perhaps in another spelling.
-      if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
-      const stats = await this.stat(path);
-      if (stats?.isDirectory()) return null;
-      throw new StorageError('Conflict', `a resource exists at ${path.slice(0, -1)}`);
+      const createdContainers = await makeParents(this.root, path);
+      if (!ancestorsExisted) await this.spellings!.check(path);
+      try {
+        await mkdir(this.fsPath(path));
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw error;
+        // Made meanwhile, perhaps in another spelling.
+        if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
+        const stats = await this.stat(path);
+        if (stats?.isDirectory()) return null;
+        throw new StorageError('Conflict', `a resource exists at ${path.slice(0, -1)}`);
+      }
+      const stats = await lstat(this.fsPath(path), { bigint: true });
+      this.spellings?.added(path);
+      return { meta: metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
+    } finally {
+      this.changed(path);
     }
-    const stats = await lstat(this.fsPath(path), { bigint: true });
-    this.changed(path);
-    this.spellings?.added(path);
-    return { meta: metaFromStats(path, stats), created: true, createdContainers, previousSize: 0 };
   }
 
   async delete(path: string, options?: DeleteOptions): Promise<ResourceMeta | null> {
