@@ -21,29 +21,38 @@ export interface ConnectionLimits {
   total: number;
 }
 
-/** The limits the options ask for; the total never above the descriptors the process may open, less those kept. */
+/**
+ * The limits the options ask for: the total never above the descriptors the process may open, less those kept;
+ * one address's share (none with --trust-proxy or 0) never above half the total, so one address cannot take every place.
+ */
 export function connectionLimitsOf(config: Pick<Config, 'maxConnectionsPerAddress' | 'maxConnections' | 'trustProxy'>, descriptorLimit: number | undefined): ConnectionLimits {
   const available = descriptorLimit === undefined ? Infinity : Math.max(1, descriptorLimit - descriptorsKept(descriptorLimit));
-  const asked = config.maxConnections === 0 ? Infinity : config.maxConnections;
-  const total = Math.min(asked, available);
-  return { perAddress: config.trustProxy ? 0 : config.maxConnectionsPerAddress, total: total === Infinity ? 0 : total };
+  const total = Math.min(config.maxConnections === 0 ? Infinity : config.maxConnections, available);
+  const perAddress = config.trustProxy || config.maxConnectionsPerAddress === 0 ? 0 : Math.min(config.maxConnectionsPerAddress, Math.max(1, Math.floor(total / 2)));
+  return { perAddress, total: total === Infinity ? 0 : total };
 }
 
 /** How often at most a refused connection is logged: an attacker must not fill the log either. */
 const NOTICE_EVERY_MS = 60_000;
 
-export function limitConnections(server: Server, limits: ConnectionLimits, log: (line: string) => void, now: () => number = Date.now): void {
+/** Logs a line at most once every NOTICE_EVERY_MS. */
+function occasionally(log: (line: string) => void, now: () => number): (line: string) => void {
   let noticedAt = -Infinity;
-  const notice = (line: string) => {
+  return (line) => {
     if (now() - noticedAt < NOTICE_EVERY_MS) return;
     noticedAt = now();
     log(line);
   };
+}
+
+export function limitConnections(server: Server, limits: ConnectionLimits, log: (line: string) => void, now: () => number = Date.now): void {
   if (limits.total > 0) {
+    const notice = occasionally(log, now);
     server.maxConnections = limits.total;
     server.on('drop', () => notice(`connections: ${limits.total} open, the most --max-connections allows; new ones are closed as they come (logged once a minute at most)`));
   }
   if (limits.perAddress === 0) return;
+  const notice = occasionally(log, now);
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const key = addressKey(socket.remoteAddress ?? '');

@@ -13,11 +13,17 @@ const PER_ADDRESS = { maxConnectionsPerAddress: 256, maxConnections: 0, trustPro
 describe('connectionLimitsOf', () => {
   it('keeps the total under the file descriptors, less those kept for files', () => {
     expect(connectionLimitsOf(PER_ADDRESS, 20_000)).toEqual({ perAddress: 256, total: 20_000 - 2_000 });
-    expect(connectionLimitsOf(PER_ADDRESS, 256)).toEqual({ perAddress: 256, total: 256 - 64 });
+    expect(connectionLimitsOf(PER_ADDRESS, 1024)).toEqual({ perAddress: 256, total: 1024 - 102 });
     expect(connectionLimitsOf({ ...PER_ADDRESS, maxConnections: 500 }, 20_000).total).toBe(500);
     expect(connectionLimitsOf({ ...PER_ADDRESS, maxConnections: 50_000 }, 20_000).total).toBe(18_000);
     expect(connectionLimitsOf(PER_ADDRESS, undefined).total).toBe(0);
     expect(descriptorsKept(1_000_000)).toBe(100_000);
+  });
+
+  it('keeps one address to half the total, so it cannot take every place', () => {
+    expect(connectionLimitsOf({ ...PER_ADDRESS, maxConnectionsPerAddress: 1024 }, 1024)).toEqual({ perAddress: 461, total: 922 });
+    expect(connectionLimitsOf({ ...PER_ADDRESS, maxConnections: 2 }, 20_000)).toEqual({ perAddress: 1, total: 2 });
+    expect(connectionLimitsOf({ ...PER_ADDRESS, maxConnectionsPerAddress: 0 }, 20_000).perAddress).toBe(0);
   });
 
   it('has no share per address behind a proxy, where every connection comes from the proxy', () => {
