@@ -69,7 +69,7 @@ function answerOf(response: Response, bytes: Uint8Array<ArrayBuffer> | null, url
 
 /**
  * The outbound fetch over a runtime's single-hop fetch: every URL (the first and each redirect target) is
- * checked before it is asked (`refuseUnsafeUrl` unless `allowPrivate`), redirects are followed here, at most
+ * checked before it is asked (`refuseUnsafeUrl`), redirects are followed here, at most
  * `maxRedirects`, the body is read whole up to `maxBytes` and everything must finish within `timeoutMs`.
  * Every request says who sends it (`userAgent`, with the server's URL once the runtime knows it).
  * The answer's `url` is the URL that answered last. With `redirect: 'manual'` a redirect is the answer
@@ -90,7 +90,7 @@ export function outboundFetch(
     headers.set('user-agent', userAgent(options.serverUrl?.()));
     try {
       for (let redirects = 0; ; redirects++) {
-        if (!options.allowPrivate) refuseUnsafeUrl(url);
+        refuseUnsafeUrl(url, options.allowPrivate);
         const response = await hop(url, { method, headers: new Headers(headers), body, signal });
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location !== null) {

@@ -127,13 +127,14 @@ export function isIpLiteral(hostname: string): boolean {
 }
 
 /**
- * The checks a URL must pass before any connection: http or https, no credentials in it, and a host that
- * is neither a forbidden IP literal nor a `localhost` name. Host names are checked again on their resolved
- * addresses by runtimes that can resolve them.
+ * The checks a URL must pass before any connection: http or https and no credentials in it, always; unless
+ * `allowPrivate`, also a host that is neither a forbidden IP literal nor a `localhost` name. Host names are
+ * checked again on their resolved addresses by runtimes that can resolve them.
  */
-export function refuseUnsafeUrl(url: URL): void {
+export function refuseUnsafeUrl(url: URL, allowPrivate = false): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundFetchRefused(url.href, `only http and https are fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new OutboundFetchRefused(url.href, 'URLs with credentials are not fetched');
+  if (allowPrivate) return;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) throw new OutboundFetchRefused(url.href, `${host} is a loopback name`);
   if (isIpLiteral(host)) {

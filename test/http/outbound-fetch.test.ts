@@ -42,6 +42,14 @@ describe('the outbound fetch', () => {
     expect(response.url).toBe('http://127.0.0.1/b');
   });
 
+  it('never sends credentials written into a URL, not even with allowPrivate, nor follows a redirect to one', async () => {
+    const network = fakeNetwork({ 'http://127.0.0.1/a': redirect('http://user:secret@127.0.0.1/b') });
+    const fetch = outboundFetch(network.hop, { allowPrivate: true });
+    await expect(fetch('http://user:secret@127.0.0.1/a')).rejects.toThrow(/credentials/);
+    await expect(fetch('http://127.0.0.1/a')).rejects.toThrow(/credentials/);
+    expect(network.asked).toEqual(['http://127.0.0.1/a']);
+  });
+
   it('with redirect: manual, answers the redirect itself and asks nothing more', async () => {
     for (const status of [301, 302, 303, 307, 308]) {
       const network = fakeNetwork({ 'https://hooks.example/in': redirect('https://elsewhere.example/in', status) });

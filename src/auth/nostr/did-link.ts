@@ -2,6 +2,7 @@ import { parseRdf } from '../../rdf/convert.ts';
 import { JSON_LD, N3, N_TRIPLES, TURTLE } from '../../rdf/media.ts';
 import { BoundedCache } from '../../storage/bounded-cache.ts';
 import { fetchDocument, isLocal, type DocumentSources } from '../solid-oidc/documents.ts';
+import { isWebIdUrl } from '../../http/http-url.ts';
 import { didOfKey } from './http-auth.ts';
 
 const OWL_SAME_AS = 'http://www.w3.org/2002/07/owl#sameAs';
@@ -61,7 +62,7 @@ export class DidLinks {
       const document = await fetchDocument(this.#sources, documentUrl, 'application/did+json, application/json;q=0.9', serverOrigin);
       const parsed = JSON.parse(document.text) as { id?: unknown; alsoKnownAs?: unknown };
       if (parsed.id !== did || !Array.isArray(parsed.alsoKnownAs)) return null;
-      candidates = parsed.alsoKnownAs.filter((iri): iri is string => typeof iri === 'string' && /^https?:\/\//.test(iri)).slice(0, MAX_CANDIDATES);
+      candidates = parsed.alsoKnownAs.filter(isWebIdUrl).slice(0, MAX_CANDIDATES);
     } catch {
       return null;
     }

@@ -73,8 +73,11 @@ export async function verifyAccessToken(token: string, keys: IssuerKeys, serverO
   }
   const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;
   if (typeof jkt !== 'string') throw invalidToken('the access token is not bound to a key (no cnf.jkt)');
+  const webIdUrl = httpUrlOf(payload.webid) ?? httpUrlOf(payload.sub);
+  if (webIdUrl === null) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
+  // A WebID is a public name: one with a user name or password in it is no one's, whatever its profile says.
+  if (webIdUrl.username !== '' || webIdUrl.password !== '') throw invalidToken('the access token\'s WebID carries a user name or password (user:password@host)');
   // The WebID as a URL writes it (`href`): WAC compares it as a string with the IRIs of ACL documents.
-  const webId = (httpUrlOf(payload.webid) ?? httpUrlOf(payload.sub))?.href;
-  if (webId === undefined) throw invalidToken('the access token names no WebID (webid claim, or a URL sub)');
+  const webId = webIdUrl.href;
   return { issuer, webId, jkt, expiresMs: payload.exp! * 1000, kid, claims: payload };
 }

@@ -1,6 +1,7 @@
 import { RSAPublicKey, id_rsaEncryption } from '@peculiar/asn1-rsa';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, SubjectAlternativeName, id_ce_subjectAltName } from '@peculiar/asn1-x509';
+import { isWebIdUrl } from '../../http/http-url.ts';
 import { normalizedHex, type RsaKey } from './profile-keys.ts';
 
 export { normalizedHex, type RsaKey };
@@ -25,7 +26,7 @@ export function readClientCertificate(der: Uint8Array): ClientCertificate {
   const tbs = certificate.tbsCertificate;
   const sanExtension = tbs.extensions?.find((extension) => extension.extnID === id_ce_subjectAltName);
   const names = sanExtension ? AsnConvert.parse(sanExtension.extnValue.buffer, SubjectAlternativeName) : [];
-  const webIds = names.flatMap((name) => (name.uniformResourceIdentifier && /^https?:\/\//i.test(name.uniformResourceIdentifier) ? [name.uniformResourceIdentifier] : []));
+  const webIds = names.flatMap((name) => (isWebIdUrl(name.uniformResourceIdentifier) ? [name.uniformResourceIdentifier] : []));
   const spki = tbs.subjectPublicKeyInfo;
   let key: RsaKey | null = null;
   if (spki.algorithm.algorithm === id_rsaEncryption) {

@@ -12,6 +12,7 @@ let world: PodWorld;
 let key: NostrSigner;
 let linked: NostrSigner;
 let oneWay: NostrSigner;
+let withCredentials: NostrSigner;
 let documents: Server;
 let documentsOrigin: string;
 /** What the test resolver and profile server answer, by path. */
@@ -29,6 +30,7 @@ beforeAll(async () => {
   key = nostrSigner();
   linked = nostrSigner();
   oneWay = nostrSigner();
+  withCredentials = nostrSigner();
   const bob = `${documentsOrigin}/bob#me`;
   const carol = `${documentsOrigin}/carol#me`;
   for (const [signer, webId] of [
@@ -37,6 +39,10 @@ beforeAll(async () => {
   ] as const) {
     served.set(`/did/${signer.pubkey}.json`, { type: 'application/did+json', body: JSON.stringify({ id: signer.did, alsoKnownAs: [webId] }) });
   }
+  // Dave's WebID as his DID document writes it carries a user name and password; his profile names it back.
+  const dave = `${documentsOrigin.replace('http://', 'http://dave:secret@')}/dave#me`;
+  served.set(`/did/${withCredentials.pubkey}.json`, { type: 'application/did+json', body: JSON.stringify({ id: withCredentials.did, alsoKnownAs: [dave] }) });
+  served.set('/dave', { type: 'text/turtle', body: `<${dave}> <http://www.w3.org/2002/07/owl#sameAs> <${withCredentials.did}>.` });
   served.set('/bob', { type: 'text/turtle', body: `<#me> <http://www.w3.org/2002/07/owl#sameAs> <${linked.did}>.` });
   // Carol's profile does not name the key back: the link holds one way only.
   served.set('/carol', { type: 'text/turtle', body: '<#me> a <http://xmlns.com/foaf/0.1/Person>.' });
@@ -144,6 +150,14 @@ describe('a Nostr key linked to a WebID', () => {
     const response = await send(NOTE, linked.authorization(NOTE, 'GET'));
     expect(response.status).toBe(200);
     expect(response.headers.get('wac-allow')).toBe('user="read",public=""');
+  });
+
+  it('is the key alone when the WebID the DID document lists has a user name or password in it', async () => {
+    const response = await send(NOTE, withCredentials.authorization(NOTE, 'GET'));
+    expect(response.status).toBe(403);
+    const detail = ((await response.json()) as { detail: string }).detail;
+    expect(detail).toContain(withCredentials.did);
+    expect(detail).not.toContain('dave');
   });
 
   it('is the key alone when the profile does not name the key back', async () => {

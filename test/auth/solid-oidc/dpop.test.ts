@@ -146,6 +146,14 @@ describe('DPoP-bound Solid-OIDC tokens', () => {
     await expectRefused(await dpopRequest(PRIVATE, token, await client.proof('GET', PRIVATE)), 'invalid_token', /does not list/);
   });
 
+  it('refuse a token whose WebID has a user name or password in it, before fetching any profile', async () => {
+    const withCredentials = webId.replace('http://', 'http://bob:secret@');
+    const token = await boundToken({ webid: withCredentials });
+    const profileFetches = issuer.requests.length;
+    await expectRefused(await dpopRequest(PRIVATE, token, await client.proof('GET', PRIVATE)), 'invalid_token', /user name or password/);
+    expect(issuer.requests.slice(profileFetches).filter((line) => line.includes('/people/'))).toEqual([]);
+  });
+
   it('refuse a token without cnf.jkt or without a WebID', async () => {
     const unbound = await issuer.token({ webid: webId });
     await expectRefused(await dpopRequest(PRIVATE, unbound, await client.proof('GET', PRIVATE)), 'invalid_token', /not bound/);

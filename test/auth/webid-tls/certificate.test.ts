@@ -33,6 +33,11 @@ describe('readClientCertificate', () => {
     expect(read.notAfter).toBeGreaterThan(read.notBefore);
   });
 
+  it('takes no URI with a user name or password in it as a WebID', async () => {
+    const { der } = await certificate('userinfo', ['-newkey', 'rsa:2048'], 'URI:https://mallory:x@alice.example/card\\#me,URI:https://bob@alice.example/card\\#me,URI:https://carol.example/\\#i');
+    expect(readClientCertificate(der).webIds).toEqual(['https://carol.example/#i']);
+  });
+
   it('has no WebIDs without a SubjectAlternativeName, and no key for a non-RSA certificate', async () => {
     expect(readClientCertificate((await certificate('plain', ['-newkey', 'rsa:2048'])).der).webIds).toEqual([]);
     const ec = readClientCertificate((await certificate('ec', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], 'URI:https://alice.example/card\\#me')).der);
