@@ -3,8 +3,14 @@
  * asks before it tells its subscriber anything, so one whose Read was revoked hears nothing more.
  */
 import { HttpProblem } from '../http/problem.ts';
-import { ACL_MAX_AGE_MS } from '../wac/acl-cache.ts';
 import type { AccessControl, Caller } from '../wac/access-control.ts';
+
+/**
+ * How long one subscription's answer is kept while the ACL version stays. The decision it came from may already
+ * be up to the ACL cache's ACL_MAX_AGE_MS old (an ACL edited on disk), so a revocation made outside svc reaches
+ * deliveries within that bound and one second, and a delivery asks WAC's decision cache at most once a second.
+ */
+export const READ_ANSWER_MAX_AGE_MS = 1000;
 
 /** What a subscription keeps of the caller that made it: enough to ask WAC for the same agent later. */
 export type Requester = Pick<Caller, 'webId' | 'origin' | 'serverOrigin' | 'scopes'>;
@@ -38,8 +44,8 @@ export interface ReadAccess {
 
 /**
  * One subscription's Read on its topic. The answer is kept while the ACL version (see AccessControl.version)
- * stays what it was and for at most ACL_MAX_AGE_MS, so a delivery costs a comparison, and after an ACL
- * change one evaluation from the ACL cache.
+ * stays what it was and for at most READ_ANSWER_MAX_AGE_MS, so a delivery costs a comparison, and after an
+ * ACL change one evaluation from the ACL cache.
  */
 export class ReadCheck implements ReadAccess {
   readonly #access: AccessControl;
@@ -59,7 +65,7 @@ export class ReadCheck implements ReadAccess {
 
   allowed(version: number | undefined): Promise<boolean> {
     const now = this.#now();
-    if (this.#answer && version === this.#version && now - this.#checkedAt < ACL_MAX_AGE_MS) return this.#answer;
+    if (this.#answer && version === this.#version && now - this.#checkedAt < READ_ANSWER_MAX_AGE_MS) return this.#answer;
     const answer = mayRead(this.#access, this.#caller, this.#path);
     this.#answer = answer;
     this.#version = version;

@@ -2,6 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { UpgradeAnswer } from '../../src/notifications/socket.ts';
 import { nodeOutboundFetch } from '../../runtimes/node/outbound-fetch.ts';
+import { READ_ANSWER_MAX_AGE_MS } from '../../src/notifications/read-check.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
+import { ACL_MAX_AGE_MS } from '../../src/wac/acl-cache.ts';
 import { BASE, makeApp } from '../support/app.ts';
 import { ownerRule, podWorld, putText, putTurtleAcl } from '../wac/pods.ts';
 import { FakeSocket, WAIT_MS } from './support.ts';
@@ -161,6 +164,30 @@ describe('access that ends', () => {
     // The channel is gone: its receiveFrom URL takes no new socket.
     const again = await world.app.upgradeWebSocket!(new Request(receiveFrom.replace(/^ws:/, 'http:')));
     expect(again && 'refuse' in again && again.refuse.status).toBe(404);
+  });
+
+  it('ends a subscription within the ACL cache bound and a second when the ACL changes outside svc (on disk)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const storage = new MemoryDriver();
+      const world = await podWorld(['alice', 'bob'], { notifications: true }, {}, storage);
+      const start = Date.now();
+      expect((await world.as('alice', '/alice/shared/.acl', sharing(bob))).status).toBe(201);
+      const response = await world.as('bob', '/.notifications/WebSocketChannel2023/', subscription(`${BASE}/alice/shared/`));
+      const socket = await connect(world.app, (await response.json()).receiveFrom.replace(/^ws:/, 'http:'));
+      // Bob's Read is checked for this delivery from the ACL read at the start.
+      vi.setSystemTime(start + ACL_MAX_AGE_MS - 500);
+      expect((await world.as('alice', '/alice/shared/first', putText())).status).toBe(201);
+      await socket.waitFor((line) => line.includes(`${BASE}/alice/shared/first`));
+
+      await storage.put('/alice/shared/.acl', sharing(null).body as string, { contentType: 'text/turtle' });
+      vi.setSystemTime(start + ACL_MAX_AGE_MS + READ_ANSWER_MAX_AGE_MS + 100);
+      expect((await world.as('alice', '/alice/shared/second', putText())).status).toBe(201);
+      await vi.waitFor(() => expect(socket.closedWith).toEqual({ code: 1008, reason: 'read access revoked' }), { timeout: WAIT_MS });
+      expect(socket.sent.filter((line) => line.includes('second'))).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('drops a solid-0.1 subscription (--notifications-auth) once its caller may no longer read it', async () => {
