@@ -4,6 +4,7 @@ import { parentOf } from '../storage/paths.ts';
 import { isStorageError } from '../storage/types.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import type { LdpContext } from './context.ts';
+import { comparedMeta } from './listing-etag.ts';
 import { writePreconditions } from './put.ts';
 import { isStorageRoot, resourceHeaders } from './respond.ts';
 
@@ -24,7 +25,7 @@ export async function handleDelete(ctx: LdpContext): Promise<Response> {
   const storage = ctx.platform.storage;
   const current = await storage.head(path);
   if (!current) throw new HttpProblem(404, 'There is no resource at this URL.', { type: 'not-found' });
-  const { ifMatch } = writePreconditions(ctx.request, current);
+  const { ifMatch } = writePreconditions(ctx.request, await comparedMeta(ctx.request, storage, current));
 
   if (current.isContainer) {
     // A container holding nothing but its own auxiliary resources counts as empty; they go with it.

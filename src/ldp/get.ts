@@ -17,7 +17,8 @@ import type { ResourceMeta, StoredBody } from '../storage/types.ts';
 import { podRootResponse } from '../pods/profile.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
-import { jsonLdBodies, listingBodiesOf, listingToQuads, readListing, turtleBodies } from './listing.ts';
+import { jsonLdBodies, listingBodiesOf, listingToQuads, turtleBodies } from './listing.ts';
+import { listedContainer } from './listing-etag.ts';
 import { finishedResponse, resourceHeaders } from './respond.ts';
 
 const decoder = new TextDecoder();
@@ -149,8 +150,9 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
   const accept = parseAccept(ctx.request.headers.get('accept'));
 
   if (path.endsWith('/')) {
-    const meta = await storage.head(path);
-    if (!meta) throw notFound();
+    const container = await storage.head(path);
+    if (!container) throw notFound();
+    const { meta, listing } = await listedContainer(storage, container);
     const headers = await resourceHeaders(ctx, path, meta);
     const early = preconditionResponse(ctx, meta, headers);
     if (early) return early;
@@ -161,7 +163,6 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     if (!type) throw notAcceptable(ctx, offers);
     headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
     if (headOnly) return finishedResponse(ctx, null, 200, headers);
-    const listing = await readListing(storage, meta);
     const url = (p: string) => urlFor(ctx, p);
     const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
     const body = await bodies.body(

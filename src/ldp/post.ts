@@ -5,6 +5,7 @@ import { isStorageError, type StorageDriver } from '../storage/types.ts';
 import { checkSegment, MAX_PATH_BYTES, urlPathFromStoragePath, type SegmentPlace } from '../storage/paths.ts';
 import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
+import { comparedMeta, createdMeta } from './listing-etag.ts';
 import { created, resourceHeaders } from './respond.ts';
 import { membershipRequirements, recordPut, writePreconditions } from './put.ts';
 import { readWriteBody } from './write-body.ts';
@@ -85,7 +86,7 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
   const existing = await storage.head(path);
   await ctx.access.require(ctx.caller, existing ? [{ path, anyOf: ['append', 'write'] }] : await membershipRequirements(storage, path));
   // The container is the target of a POST, so If-Match / If-None-Match are checked against it.
-  writePreconditions(ctx.request, existing);
+  writePreconditions(ctx.request, await comparedMeta(ctx.request, storage, existing));
 
   const container = wantsContainer(ctx.request);
   const slug = safeSlug(ctx.request, path, container ? 'container' : 'resource');
@@ -109,8 +110,11 @@ export async function handlePost(ctx: LdpContext): Promise<Response> {
         ? storage.createContainer(target)
         : storage.put(target, write!.body, { contentType: write!.contentType, ifNoneMatch: '*' })
       ).catch(takenInAnotherSpelling);
-      if (result) recordPut(ctx, target, result);
-      if (result) return created(await resourceHeaders(ctx, target, result.meta), urlFor(ctx, target), result.meta);
+      if (result) {
+        recordPut(ctx, target, result);
+        const meta = createdMeta(result.meta);
+        return created(await resourceHeaders(ctx, target, meta), urlFor(ctx, target), meta);
+      }
       if (write && typeof write.body !== 'string') break;
     } finally {
       inFlight.delete(claim);

@@ -4,6 +4,7 @@ import { parentOf } from '../storage/paths.ts';
 import type { PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
 import type { AccessRequirement } from '../wac/modes.ts';
 import { urlFor, type LdpContext } from './context.ts';
+import { createdMeta } from './listing-etag.ts';
 import { created, resourceHeaders } from './respond.ts';
 import { readWriteBody } from './write-body.ts';
 
@@ -71,7 +72,8 @@ export async function handlePut(ctx: LdpContext): Promise<Response> {
     const result = await storage.createContainer(path);
     if (!result) throw new HttpProblem(409, 'A container already exists at this URL.', { type: 'container-exists' });
     recordPut(ctx, path, result);
-    return created(await resourceHeaders(ctx, path, result.meta), urlFor(ctx, path), result.meta);
+    const meta = createdMeta(result.meta);
+    return created(await resourceHeaders(ctx, path, meta), urlFor(ctx, path), meta);
   }
 
   const conditions = writePreconditions(ctx.request, current);

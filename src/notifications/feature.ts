@@ -9,6 +9,7 @@ import { formatEtag } from '../http/conditional.ts';
 import { HttpProblem, problemResponse } from '../http/problem.ts';
 import { isServerPrivatePath } from '../ldp/auxiliary.ts';
 import type { Change } from '../ldp/context.ts';
+import { listedContainer } from '../ldp/listing-etag.ts';
 import { podHostsOf, type PodHosts } from '../pods/subdomains.ts';
 import { storagePathFromUrlPath, urlPathFromStoragePath } from '../storage/paths.ts';
 import type { StorageDriver } from '../storage/types.ts';
@@ -96,9 +97,11 @@ export function createNotifications(deps: NotificationsDeps): Notifications {
     return deps.hosts ? deps.hosts.publicUrlOf(local, new URL(origin)) : origin + local;
   };
   const hubErrors = (error: unknown) => deps.log(`notifications: delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+  // A notification's `state` is the ETag a GET answers: for a container, its listing's.
   const stateOf = async (path: string) => {
     const meta = await deps.storage.head(path);
-    return meta ? formatEtag(meta.etag) : undefined;
+    if (!meta) return undefined;
+    return formatEtag(meta.isContainer ? (await listedContainer(deps.storage, meta)).meta.etag : meta.etag);
   };
   const hub = new NotificationHub({
     now: deps.now,
