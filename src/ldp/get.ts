@@ -156,7 +156,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const headers = await resourceHeaders(ctx, path, meta);
     const early = preconditionResponse(ctx, meta, headers);
     if (early) return early;
-    const podRoot = await podRootResponse(ctx, meta, headers, headOnly);
+    const podRoot = await podRootResponse(ctx, listing, headers, headOnly);
     if (podRoot) return podRoot;
     const offers = generatedRdfOutputs(ctx.config.conneg);
     const type = negotiate(accept, offers);

@@ -1,28 +1,30 @@
 /**
- * A container's ETag names its listing, not only its directory: see listingEtag.
+ * A container's validators (ETag, modification time) name its listing, not only its directory: see listingMeta.
  */
 import type { ResourceMeta, StorageDriver } from '../storage/types.ts';
 import { readListing, type Listing } from './listing.ts';
 
-/** Digests by members array: a driver that caches hands out the same array while the container is unchanged. */
-const digests = new WeakMap<readonly ResourceMeta[], string>();
+/** What a listing's validators add to its container's, by members array (the fs driver hands out the same array while a container is unchanged). */
+const validators = new WeakMap<readonly ResourceMeta[], { digest: string; newest: number }>();
 
 /**
- * The ETag of a container's listing: the container's own ETag and a digest of its members' paths and ETags.
- * On disk a member changed in place (by another program, or twice within one tick of a coarse file-system
- * clock) leaves the directory's timestamps as they were, so the directory's ETag alone could name two
- * listings, and a client that revalidates would keep the old one (a 304).
+ * A container's metadata as its listing's validators: the ETag is the container's own ETag and a digest of
+ * its members' paths and ETags, the modification time the latest of the container's and its members'. On disk
+ * the container's come from its directory, and a member edited in place (by another program, or twice within
+ * one tick of a coarse file-system clock) leaves the directory as it was, while the listing shows the member's
+ * new size and time: with the directory's alone a client that revalidates would be told 304 and keep the old one.
  */
-export function listingEtag(listing: Listing): string {
-  let digest = digests.get(listing.members);
-  if (digest === undefined) digests.set(listing.members, (digest = membersDigest(listing.members)));
-  return `${listing.container.etag}.${digest}`;
+function listingMeta(listing: Listing): ResourceMeta {
+  let known = validators.get(listing.members);
+  if (known === undefined) validators.set(listing.members, (known = validatorsOf(listing.members)));
+  const { container } = listing;
+  return { ...container, etag: `${container.etag}.${known.digest}`, modified: Math.max(container.modified, known.newest) };
 }
 
-/** The container's metadata with its listing's ETag, and the listing it was read from. */
+/** The container's metadata as its listing's validators (listingMeta), and the listing it was read from. */
 export async function listedContainer(storage: StorageDriver, container: ResourceMeta): Promise<{ meta: ResourceMeta; listing: Listing }> {
   const listing = await readListing(storage, container);
-  return { meta: { ...container, etag: listingEtag(listing) }, listing };
+  return { meta: listingMeta(listing), listing };
 }
 
 /**
@@ -30,9 +32,10 @@ export async function listedContainer(storage: StorageDriver, container: Resourc
  * enough that two versions of one container do not share a digest by chance. Not a defence against a
  * member's writer choosing names to collide: the worst that buys is a stale listing for a revalidating client.
  */
-function membersDigest(members: readonly ResourceMeta[]): string {
+function validatorsOf(members: readonly ResourceMeta[]): { digest: string; newest: number } {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
+  let newest = 0;
   const mix = (text: string) => {
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
@@ -47,11 +50,12 @@ function membersDigest(members: readonly ResourceMeta[]): string {
   for (const member of members) {
     mix(member.path);
     mix(member.etag);
+    if (member.modified > newest) newest = member.modified;
   }
-  return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+  return { digest: (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0'), newest };
 }
 
-const EMPTY_DIGEST = membersDigest([]);
+const EMPTY_DIGEST = validatorsOf([]).digest;
 
 /** What If-Match and If-None-Match of a write compare with: for a container, its listing's ETag (read only then). */
 export async function comparedMeta(request: Request, storage: StorageDriver, meta: ResourceMeta | null): Promise<ResourceMeta | null> {

@@ -3,11 +3,10 @@ import type { HeaderRecord } from '../http/headers.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { urlFor, type LdpContext } from '../ldp/context.ts';
 import { finishedResponse } from '../ldp/respond.ts';
-import { listingToQuads, readListing } from '../ldp/listing.ts';
+import { listingToQuads, type Listing } from '../ldp/listing.ts';
 import { serializeQuads } from '../rdf/convert.ts';
 import { HTML, parseHtmlGraph } from '../rdf/html.ts';
 import { JSON_LD, generatedRdfOutputs } from '../rdf/media.ts';
-import type { ResourceMeta } from '../storage/types.ts';
 import { isPodRoot } from './registry.ts';
 
 /** The profile page, when there is one and the caller may read it (its own ACL may be narrower than the pod's). */
@@ -23,7 +22,7 @@ async function readProfilePage(ctx: LdpContext): Promise<string | null> {
  * GET/HEAD of a pod root: the profile page for clients that prefer HTML, otherwise the profile graph
  * together with the container listing, so `<pod>/#me` dereferences. Null for any other container.
  */
-export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, headers: HeaderRecord, headOnly: boolean): Promise<Response | null> {
+export async function podRootResponse(ctx: LdpContext, listing: Listing, headers: HeaderRecord, headOnly: boolean): Promise<Response | null> {
   if (!isPodRoot(ctx.platform.storage, ctx.path)) return null;
   const offers = [...generatedRdfOutputs(ctx.config.conneg), HTML];
   const type = negotiate(parseAccept(ctx.request.headers.get('accept')), offers);
@@ -37,7 +36,6 @@ export async function podRootResponse(ctx: LdpContext, meta: ResourceMeta, heade
   headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
   if (headOnly) return finishedResponse(ctx, null, 200, headers);
   const base = urlFor(ctx, ctx.path);
-  const listing = await readListing(ctx.platform.storage, meta);
   // The profile graph is what the page carries (its JSON-LD island), resolved against the pod root.
   const quads = [...(await parseHtmlGraph(page, HTML, base)), ...listingToQuads(listing, (p) => urlFor(ctx, p))];
   return finishedResponse(ctx, await serializeQuads(quads, type, base), 200, headers);
