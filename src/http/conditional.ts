@@ -1,22 +1,25 @@
-/** Entity-tag preconditions (RFC 9110 §13). ETags are strong and compared as opaque strings. */
+/** Entity-tag and date preconditions (RFC 9110 §13). ETags are strong and compared as opaque strings. */
 
 export function formatEtag(etag: string): string {
   return `"${etag}"`;
 }
 
-/** `"a", W/"b"` -> ['a', 'b'], `*` -> '*'. */
-export function parseEtagList(header: string | null): string[] | '*' | null {
+/**
+ * `"a", W/"b"` -> ['a', 'b'], `*` -> '*'. With `strong` (If-Match, If-Range: RFC 9110's strong comparison)
+ * weak tags are left out, since a weak tag never matches strongly.
+ */
+export function parseEtagList(header: string | null, strong = false): string[] | '*' | null {
   if (header === null) return null;
   const trimmed = header.trim();
   if (trimmed === '*') return '*';
   const tags: string[] = [];
-  for (const match of trimmed.matchAll(/(?:W\/)?"([^"]*)"/g)) tags.push(match[1]!);
+  for (const match of trimmed.matchAll(/(W\/)?"([^"]*)"/g)) if (!(strong && match[1])) tags.push(match[2]!);
   return tags;
 }
 
 /** Does `If-Match` hold for the current ETag (null when nothing exists)? */
 export function ifMatchHolds(header: string | null, current: string | null): boolean {
-  const list = parseEtagList(header);
+  const list = parseEtagList(header, true);
   if (list === null) return true;
   if (current === null) return false;
   return list === '*' || list.includes(current);
@@ -27,4 +30,37 @@ export function ifNoneMatchHolds(header: string | null, current: string | null):
   const list = parseEtagList(header);
   if (list === null || current === null) return true;
   return list !== '*' && !list.includes(current);
+}
+
+/** An HTTP-date's time in whole seconds, or null when the text is not a date. */
+function secondsOf(date: string): number | null {
+  const time = Date.parse(date);
+  return Number.isNaN(time) ? null : Math.floor(time / 1000);
+}
+
+/**
+ * Does `If-Unmodified-Since` hold for a resource last modified at `modifiedMs` (null: it does not exist)?
+ * Ignored, as RFC 9110 §13.1.4 says, when If-Match is present, when the resource has no date, or when the
+ * value is no date.
+ */
+export function ifUnmodifiedSinceHolds(request: Request, modifiedMs: number | null): boolean {
+  const header = request.headers.get('if-unmodified-since');
+  if (header === null || modifiedMs === null || request.headers.has('if-match')) return true;
+  const since = secondsOf(header);
+  return since === null || Math.floor(modifiedMs / 1000) <= since;
+}
+
+/**
+ * Does `If-Range` let a Range request be answered in part (RFC 9110 §13.1.5)? An entity tag must match
+ * strongly; a date must be the representation's Last-Modified exactly. Otherwise the whole representation
+ * is sent, so a client resuming a download never joins parts of two versions.
+ */
+export function ifRangeHolds(header: string | null, etag: string, modifiedMs: number): boolean {
+  if (header === null) return true;
+  const value = header.trim();
+  if (value.startsWith('"') || value.startsWith('W/')) {
+    const tags = parseEtagList(value, true);
+    return Array.isArray(tags) && tags.length === 1 && tags[0] === etag;
+  }
+  return secondsOf(value) === Math.floor(modifiedMs / 1000);
 }

@@ -1,5 +1,5 @@
 import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
-import { ifMatchHolds, ifNoneMatchHolds } from '../http/conditional.ts';
+import { ifMatchHolds, ifNoneMatchHolds, ifRangeHolds, ifUnmodifiedSinceHolds } from '../http/conditional.ts';
 import type { HeaderRecord } from '../http/headers.ts';
 import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -58,6 +58,9 @@ function notFound(): HttpProblem {
 function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: HeaderRecord): Response | null {
   if (!ifMatchHolds(ctx.request.headers.get('if-match'), meta.etag)) {
     throw new HttpProblem(412, 'The resource does not match If-Match.', { type: 'precondition-failed' });
+  }
+  if (!ifUnmodifiedSinceHolds(ctx.request, meta.modified)) {
+    throw new HttpProblem(412, 'The resource has changed since the date in If-Unmodified-Since.', { type: 'precondition-failed' });
   }
   const ifNoneMatch = ctx.request.headers.get('if-none-match');
   if (ifNoneMatch !== null) {
@@ -215,7 +218,7 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
 
   headers['content-type'] = storedType;
   headers['accept-ranges'] = 'bytes';
-  if (range && !headOnly) {
+  if (range && !headOnly && ifRangeHolds(ctx.request.headers.get('if-range'), meta.etag, meta.modified)) {
     const resolved = resolveRange(range, meta.size);
     if (!resolved) {
       await cancel();

@@ -21,6 +21,7 @@ import { isAclPath, isServerPrivatePath } from './auxiliary.ts';
 import { urlFor, type LdpContext } from './context.ts';
 import { membershipRequirements, recordPut, writePreconditions } from './put.ts';
 import { created, resourceHeaders } from './respond.ts';
+import { requireContentType } from './write-body.ts';
 
 const N3_PATCH = 'text/n3';
 const SPARQL_UPDATE = 'application/sparql-update';
@@ -40,8 +41,8 @@ function lockFor(storage: StorageDriver): KeyedLock {
   return lock;
 }
 
-async function parsePatchBody(contentType: string | null, text: string, targetUrl: string, limits: RdfLimits): Promise<PatchOperation[]> {
-  const essence = contentType ? essenceOf(contentType) : '';
+async function parsePatchBody(contentType: string, text: string, targetUrl: string, limits: RdfLimits): Promise<PatchOperation[]> {
+  const essence = essenceOf(contentType);
   if (essence === N3_PATCH) return [await parseN3Patch(text, targetUrl, limits)];
   if (essence === SPARQL_UPDATE) return parseSparqlUpdate(text, targetUrl, limits);
   throw new HttpProblem(415, `A PATCH body must be ${N3_PATCH} (N3 Patch) or ${SPARQL_UPDATE} (SPARQL Update), not ${essence || 'untyped'}.`, {
@@ -143,7 +144,7 @@ export async function handlePatch(ctx: LdpContext): Promise<Response> {
   const storage = ctx.platform.storage;
   // Every patch needs Append or Write; refuse callers without either before reading and parsing the body.
   await ctx.access.require(ctx.caller, [{ path, anyOf: ['append', 'write'] }]);
-  const contentType = ctx.request.headers.get('content-type');
+  const contentType = requireContentType(ctx.request);
   const limits = rdfLimitsOf(Math.min(ctx.config.maxBodySize, ctx.config.maxRdfSize));
   const text = await readLimitedText(ctx.request, limits.maxBytes, () => rdfTooLarge(limits));
   const operations = await parsePatchBody(contentType, text, urlFor(ctx, path), limits);

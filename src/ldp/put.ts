@@ -1,4 +1,4 @@
-import { parseEtagList } from '../http/conditional.ts';
+import { ifUnmodifiedSinceHolds, parseEtagList } from '../http/conditional.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
 import type { PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
@@ -13,15 +13,19 @@ function preconditionFailed(detail: string): HttpProblem {
 }
 
 /**
- * Turns If-Match / If-None-Match into the driver's atomic options, checking what cannot be expressed
- * atomically (lists of tags) against the current version.
+ * Turns If-Match / If-Unmodified-Since / If-None-Match into the driver's atomic options, checking what cannot
+ * be expressed atomically (lists of tags, dates) against the current version, which the write must then still
+ * be (RFC 9110 §13.2.2: a precondition that held for another version says nothing).
  */
 export function writePreconditions(request: Request, current: ResourceMeta | null): Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> {
   const options: Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> = {};
-  const ifMatch = parseEtagList(request.headers.get('if-match'));
+  const ifMatch = parseEtagList(request.headers.get('if-match'), true);
   if (ifMatch !== null) {
     if (!current) throw preconditionFailed('If-Match was given but there is no resource at this URL.');
     if (ifMatch !== '*' && !ifMatch.includes(current.etag)) throw preconditionFailed('The resource has changed: its ETag does not match If-Match.');
+    options.ifMatch = current.etag;
+  } else if (current && request.headers.has('if-unmodified-since')) {
+    if (!ifUnmodifiedSinceHolds(request, current.modified)) throw preconditionFailed('The resource has changed since the date in If-Unmodified-Since.');
     options.ifMatch = current.etag;
   }
   const ifNoneMatch = parseEtagList(request.headers.get('if-none-match'));

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { makeApp } from '../support/app.ts';
+
+const PAST = 'Thu, 26 Nov 2020 12:07:19 GMT';
+const FUTURE = 'Thu, 26 Nov 2099 12:07:19 GMT';
+
+function world() {
+  const { request } = makeApp({ public: true });
+  const put = (path: string, body: string, headers: Record<string, string> = {}) => request(path, { method: 'PUT', body, headers: { 'content-type': 'text/plain', ...headers } });
+  return { request, put };
+}
+
+describe('If-Unmodified-Since (RFC 9110 §13.1.4)', () => {
+  it('refuses a PUT, DELETE or GET of a resource changed after the date with 412, and changes nothing', async () => {
+    const { request, put } = world();
+    expect((await put('/a.txt', 'first')).status).toBe(201);
+    const refused = await put('/a.txt', 'second', { 'if-unmodified-since': PAST });
+    expect(refused.status).toBe(412);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect((await request('/a.txt', { method: 'DELETE', headers: { 'if-unmodified-since': PAST } })).status).toBe(412);
+    expect((await request('/a.txt', { headers: { 'if-unmodified-since': PAST } })).status).toBe(412);
+    expect(await (await request('/a.txt')).text()).toBe('first');
+  });
+
+  it('lets them through when the resource is unchanged since, and is ignored with If-Match or a value that is no date', async () => {
+    const { request, put } = world();
+    expect((await put('/a.txt', 'first')).status).toBe(201);
+    expect((await put('/a.txt', 'second', { 'if-unmodified-since': FUTURE })).status).toBe(204);
+    expect((await put('/a.txt', 'third', { 'if-unmodified-since': 'yesterday' })).status).toBe(204);
+    const etag = (await request('/a.txt')).headers.get('etag')!;
+    expect((await put('/a.txt', 'fourth', { 'if-unmodified-since': PAST, 'if-match': etag })).status).toBe(204);
+    expect((await request('/a.txt', { method: 'DELETE', headers: { 'if-unmodified-since': FUTURE } })).status).toBe(204);
+  });
+});
+
+describe('If-Range (RFC 9110 §13.1.5)', () => {
+  it('answers a Range request in part only when the validator is the current one, else the whole body', async () => {
+    const { request, put } = world();
+    expect((await put('/bin', 'abcdefghijklmnop', { 'content-type': 'application/octet-stream' })).status).toBe(201);
+    const current = await request('/bin');
+    const etag = current.headers.get('etag')!;
+    const lastModified = current.headers.get('last-modified')!;
+    const ranged = (ifRange: string) => request('/bin', { headers: { range: 'bytes=0-3', 'if-range': ifRange } });
+
+    for (const validator of [etag, lastModified]) {
+      const partial = await ranged(validator);
+      expect(partial.status).toBe(206);
+      expect(await partial.text()).toBe('abcd');
+    }
+    for (const validator of ['"bogus"', `W/${etag}`, PAST]) {
+      const whole = await ranged(validator);
+      expect(whole.status).toBe(200);
+      expect(await whole.text()).toBe('abcdefghijklmnop');
+    }
+  });
+});
+
+describe('entity tags compared as RFC 9110 §8.8.3 says', () => {
+  it('never matches a weak tag in If-Match, and does in If-None-Match', async () => {
+    const { request, put } = world();
+    expect((await put('/a.txt', 'first')).status).toBe(201);
+    const etag = (await request('/a.txt')).headers.get('etag')!;
+    expect((await put('/a.txt', 'second', { 'if-match': `W/${etag}` })).status).toBe(412);
+    expect((await request('/a.txt', { headers: { 'if-match': `W/${etag}` } })).status).toBe(412);
+    expect((await request('/a.txt', { headers: { 'if-none-match': `W/${etag}` } })).status).toBe(304);
+    expect(await (await request('/a.txt')).text()).toBe('first');
+  });
+});
+
+describe('request bodies', () => {
+  it('refuses a body in a content coding with 415 and Accept-Encoding: identity, and stores nothing', async () => {
+    const { request, put } = world();
+    for (const coding of ['gzip', 'br', 'identity, gzip']) {
+      const refused = await put('/gz.txt', 'compressed bytes', { 'content-encoding': coding });
+      expect(refused.status).toBe(415);
+      expect(refused.headers.get('accept-encoding')).toBe('identity');
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    }
+    const posted = await request('/', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' } });
+    expect(posted.status).toBe(415);
+    const patched = await request('/doc.ttl', { method: 'PATCH', body: 'INSERT DATA { <#a> <#b> <#c> . }', headers: { 'content-type': 'application/sparql-update', 'content-encoding': 'gzip' } });
+    expect(patched.status).toBe(415);
+    expect((await request('/gz.txt')).status).toBe(404);
+    expect((await request('/doc.ttl')).status).toBe(404);
+    expect((await put('/plain.txt', 'as sent', { 'content-encoding': 'identity' })).status).toBe(201);
+  });
+
+  it('answers a PATCH without Content-Type with 400, as PUT and POST', async () => {
+    const { request } = world();
+    // Bytes, not a string: a string body would be given text/plain by the Request constructor.
+    const response = await request('/doc.ttl', { method: 'PATCH', body: new TextEncoder().encode('INSERT DATA { <#a> <#b> <#c> . }') });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { type: string }).type).toContain('missing-content-type');
+  });
+});
