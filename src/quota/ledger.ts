@@ -5,7 +5,7 @@
  */
 import { KeyedLock } from '../storage/keyed-lock.ts';
 import type { StorageDriver } from '../storage/types.ts';
-import { quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord } from './record.ts';
+import { quotaExceeded, quotaPathOf, readQuotaRecord, writeQuotaRecord, type StoredQuotaRecord } from './record.ts';
 
 /** The running truth about one pod's quota. */
 export interface Ledger {
@@ -21,7 +21,22 @@ export interface Ledger {
   persistedVersion: number;
   /** `used` as last written to (or read from) the record. */
   persistedUsed: number;
+  /** The changes committed since the last save, with when (ms), to tell which a record rewritten meanwhile counted. */
+  unsaved: UnsavedChange[];
 }
+
+interface UnsavedChange {
+  version: number;
+  at: number;
+  change: number;
+  documents: number;
+}
+
+/** How many unsaved changes a ledger remembers (a checkpoint's worth of writes, many times over). */
+const MAX_UNSAVED = 10_000;
+
+/** Now in ms with a fraction: commits and a record's write time are compared closer than a millisecond apart. */
+const preciseNow = () => performance.timeOrigin + performance.now();
 
 /**
  * How long committed changes may wait in memory before the record is rewritten, when the storage recounts
@@ -150,16 +165,10 @@ export class QuotaLedgers {
       }
       if (!stored) return null;
       if (ledger) {
-        // Rewritten by someone else. A new used (`svc quota reconcile`) was measured on disk, where every
-        // committed write already is: it is the truth. The same used (`svc quota set`) leaves this process's
-        // changes not yet saved on top. Updated in place: writes in flight hold this object and commit into it.
-        const used = stored.record.used === ledger.persistedUsed ? ledger.used : stored.record.used;
-        const documents = stored.record.used === ledger.persistedUsed ? ledger.documents : (stored.record.documents ?? 0);
-        Object.assign(ledger, { limit: stored.record.limit, used, documents, etag: stored.etag, persistedUsed: stored.record.used });
-        if (used === stored.record.used) ledger.persistedVersion = ledger.version;
+        takeRewritten(ledger, stored);
         return ledger;
       }
-      const fresh: Ledger = { limit: stored.record.limit, used: stored.record.used, documents: stored.record.documents ?? 0, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0, persistedUsed: stored.record.used };
+      const fresh: Ledger = { limit: stored.record.limit, used: stored.record.used, documents: stored.record.documents ?? 0, reserved: 0, etag: stored.etag, version: 0, persistedVersion: 0, persistedUsed: stored.record.used, unsaved: [] };
       this.#ledgers.set(podRoot, fresh);
       return fresh;
     });
@@ -175,6 +184,9 @@ export class QuotaLedgers {
     ledger.used = Math.max(0, ledger.used + change);
     ledger.documents = Math.max(0, ledger.documents + documents);
     ledger.version += 1;
+    ledger.unsaved.push({ version: ledger.version, at: preciseNow(), change, documents });
+    // While saves fail the list would grow: the oldest go first, as a record rewritten now counted them anyway.
+    if (ledger.unsaved.length > MAX_UNSAVED) ledger.unsaved.splice(0, ledger.unsaved.length - MAX_UNSAVED);
     if (!this.#options.checkpoint || documents !== 0) return this.#persist(podRoot, ledger);
     if (!this.#pending.has(podRoot)) {
       const timer = setTimeout(() => {
@@ -196,6 +208,8 @@ export class QuotaLedgers {
     const measured = await measure();
     ledger.used = measured + ledger.documents;
     ledger.version += 1;
+    // What was measured includes every change committed before: none is left to add to a record rewritten meanwhile.
+    ledger.unsaved = [];
     await this.#persist(podRoot, ledger);
   }
 
@@ -229,13 +243,13 @@ export class QuotaLedgers {
         let writtenUsed = ledger.used;
         let etag = await writeQuotaRecord(storage, podRoot, ledger, ledger.etag);
         if (etag === null) {
-          // The record was rewritten meanwhile (`svc quota set` or `reconcile`): take its limit and its used,
-          // with this process's changes since its last save on top, instead of writing over it.
+          // The record was rewritten meanwhile (`svc quota set` or `reconcile`): take it (takeRewritten)
+          // instead of writing over it.
           const stored = await readQuotaRecord(storage, podRoot);
           if (!stored) return void this.#ledgers.delete(podRoot);
-          ledger.limit = stored.record.limit;
-          ledger.used = Math.max(0, ledger.used + stored.record.used - ledger.persistedUsed);
-          if (stored.record.used !== ledger.persistedUsed) ledger.documents = stored.record.documents ?? 0;
+          takeRewritten(ledger, stored);
+          // Reconciled: what it measured is what is saved, nothing of this process's is left to add.
+          if (ledger.persistedVersion === ledger.version) return;
           writtenUsed = ledger.used;
           etag = await writeQuotaRecord(storage, podRoot, ledger, stored.etag);
           // Rewritten once more in between: the next write's load() reads it afresh.
@@ -244,7 +258,30 @@ export class QuotaLedgers {
         ledger.etag = etag;
         ledger.persistedUsed = writtenUsed;
         ledger.persistedVersion = version;
+        ledger.unsaved = ledger.unsaved.filter((unsaved) => unsaved.version > version);
       })
       .catch((error: unknown) => this.#options.log(`quota: could not save ${quotaPathOf(podRoot)}: ${(error as Error).message}`));
+  }
+}
+
+/**
+ * Takes a record someone else rewrote (the CLI) into `ledger`, in place (writes in flight hold the object and
+ * commit into it). A new used (`svc quota reconcile`) was measured on disk, where every write committed before
+ * the record was written already is: it is the truth, with the changes committed since on top. The same used
+ * (`svc quota set`) leaves all of this process's unsaved changes on top.
+ */
+function takeRewritten(ledger: Ledger, stored: StoredQuotaRecord): void {
+  if (stored.record.used !== ledger.persistedUsed) {
+    const since = ledger.unsaved.filter((unsaved) => unsaved.at >= stored.modified);
+    ledger.used = Math.max(0, stored.record.used + since.reduce((sum, unsaved) => sum + unsaved.change, 0));
+    ledger.documents = Math.max(0, (stored.record.documents ?? 0) + since.reduce((sum, unsaved) => sum + unsaved.documents, 0));
+    ledger.unsaved = since;
+  }
+  ledger.limit = stored.record.limit;
+  ledger.etag = stored.etag;
+  ledger.persistedUsed = stored.record.used;
+  if (ledger.used === stored.record.used) {
+    ledger.persistedVersion = ledger.version;
+    ledger.unsaved = [];
   }
 }

@@ -58,11 +58,18 @@ export function parseQuotaRecord(text: string, where: string): QuotaRecord {
 }
 
 /** Reads a pod's quota record with the ETag it had; null when the pod has none. */
-export async function readQuotaRecord(storage: StorageDriver, podRoot: string): Promise<{ record: QuotaRecord; etag: string } | null> {
+/** A quota record as stored: what it says, its ETag and when it was written (ms). */
+export interface StoredQuotaRecord {
+  record: QuotaRecord;
+  etag: string;
+  modified: number;
+}
+
+export async function readQuotaRecord(storage: StorageDriver, podRoot: string): Promise<StoredQuotaRecord | null> {
   const stored = await storage.get(quotaPathOf(podRoot));
   if (!stored) return null;
   const text = await new Response(stored.body).text();
-  return { record: parseQuotaRecord(text, quotaPathOf(podRoot)), etag: stored.meta.etag };
+  return { record: parseQuotaRecord(text, quotaPathOf(podRoot)), etag: stored.meta.etag, modified: stored.meta.modified };
 }
 
 /** Replaces the record in one atomic driver write; returns the new ETag, or null when `ifMatch` no longer held. */

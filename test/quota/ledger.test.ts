@@ -69,12 +69,32 @@ describe('quota counts saved by checkpoint (storage that recounts after an uncle
     await writeQuotaRecord(storage, '/alice/', { limit: used + 10, used: stale });
     expect((await request('/alice/n', put('z'.repeat(11)))).status).toBe(507);
     expect((await request('/alice/n', put('z'.repeat(10)))).status).toBe(201);
-    // `svc quota reconcile` writes what it measured, which every committed write is part of.
+    // `svc quota reconcile`, a process of its own started milliseconds later, writes what it measured, which
+    // every committed write is part of.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await writeQuotaRecord(storage, '/alice/', { limit: used + 10, used: used + 10 });
     expect((await request('/alice/n', { method: 'DELETE' })).status).toBe(204);
     await app.close();
     expect(await onDisk()).toEqual({ limit: used + 10, used });
     expect(used).toBe(await measurePodUsage(storage, '/alice/'));
+  });
+
+  it('takes a used reconciled while writes wait for their checkpoint as it is, not with those writes on top again', async () => {
+    for (const write of [put('w'.repeat(10_000)), { method: 'DELETE' }]) {
+      const { app, request, storage, onDisk } = await serverWithPod(0);
+      expect((await request('/alice/w', put('w'))).status).toBe(201);
+      await vi.waitFor(async () => expect((await onDisk()).used).toBe(1), { timeout: CHECKPOINT_MS * 5 });
+      // The next write's change waits for its checkpoint; `svc quota reconcile` measures the disk meanwhile.
+      expect((await request('/alice/w', write)).status).toBeLessThan(300);
+      const measured = await measurePodUsage(storage, '/alice/');
+      // The command runs in a process of its own, milliseconds after the write.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const stored = await readQuotaRecord(storage, '/alice/');
+      expect(stored!.record.used).not.toBe(measured);
+      await writeQuotaRecord(storage, '/alice/', { limit: 0, used: measured }, stored!.etag);
+      await app.close();
+      expect(await onDisk()).toEqual({ limit: 0, used: measured });
+    }
   });
 });
 
