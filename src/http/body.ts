@@ -69,3 +69,24 @@ export async function readJsonBody(request: Request, limit: number, what: string
   requireShallowJson(value, what);
   return value;
 }
+
+/**
+ * Whether the request's body holds anything but white space (an empty document); what it read is discarded
+ * (the body is not used). Reads until the first other byte, or `budget` bytes of white space, which count as content.
+ */
+export async function hasContent(request: Request, budget = 64 * 1024): Promise<boolean> {
+  if (request.body === null || request.headers.get('content-length') === '0') return false;
+  const reader = request.body.getReader();
+  let read = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      for (const byte of value) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return true;
+      // So much white space is no empty document: the rest is not read.
+      if ((read += value.byteLength) > budget) return true;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,4 +1,5 @@
 import { ifUnmodifiedSinceHolds, parseEtagList } from '../http/conditional.ts';
+import { hasContent } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
 import type { PutOptions, PutResult, ResourceMeta, StorageDriver } from '../storage/types.ts';
@@ -73,6 +74,11 @@ export async function handlePut(ctx: LdpContext): Promise<Response> {
   if (path.endsWith('/')) {
     if (current) throw new HttpProblem(409, 'A container already exists at this URL; PUT cannot replace a container.', { type: 'container-exists' });
     writePreconditions(ctx.request, null);
+    // A body would be dropped: its containment triples are the server's (Solid Protocol §5.3: 409), and svc
+    // keeps no other description of a container.
+    if (await hasContent(ctx.request)) {
+      throw new HttpProblem(409, 'PUT creates an empty container: its containment triples are the server\'s to keep, and no other description of a container is stored. Send the PUT without a body, then add members.', { type: 'container-body' });
+    }
     const result = await storage.createContainer(path);
     if (!result) throw new HttpProblem(409, 'A container already exists at this URL.', { type: 'container-exists' });
     recordPut(ctx, path, result);

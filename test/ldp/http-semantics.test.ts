@@ -93,3 +93,19 @@ describe('request bodies', () => {
     expect(((await response.json()) as { type: string }).type).toContain('missing-content-type');
   });
 });
+
+describe('PUT of a container', () => {
+  it('refuses a body with 409 and creates nothing, and takes an empty or blank one', async () => {
+    const { request } = world();
+    const withBody = (path: string, body: string | Uint8Array) => request(path, { method: 'PUT', body, headers: { 'content-type': 'text/turtle' } });
+    for (const body of ['<> <http://purl.org/dc/terms/title> "T".', '<> <http://www.w3.org/ns/ldp#contains> <x>.']) {
+      const refused = await withBody('/c/', body);
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { type: string }).type).toContain('container-body');
+      expect((await request('/c/')).status).toBe(404);
+    }
+    expect((await withBody('/empty/', new Uint8Array())).status).toBe(201);
+    expect((await withBody('/blank/', '\n  \r\n')).status).toBe(201);
+    expect((await request('/plain/', { method: 'PUT' })).status).toBe(201);
+  });
+});
