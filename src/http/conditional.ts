@@ -5,6 +5,21 @@ export function formatEtag(etag: string): string {
 }
 
 /**
+ * The ETag of one representation of a resource served in several media types (RFC 9110 §8.8.1: a strong
+ * tag names one representation): the stored form keeps the resource's own, another gets its media type after
+ * a colon, which no storage driver's ETag holds.
+ */
+export function representationEtag(etag: string, type: string): string {
+  return `${etag}:${type.replace(/[^A-Za-z0-9.+-]/g, '-')}`;
+}
+
+/** The resource's ETag in a tag that may name one of its representations (see representationEtag). */
+export function resourceEtagOf(tag: string): string {
+  const colon = tag.indexOf(':');
+  return colon === -1 ? tag : tag.slice(0, colon);
+}
+
+/**
  * `"a", W/"b"` -> ['a', 'b'], `*` -> '*'. With `strong` (If-Match, If-Range: RFC 9110's strong comparison)
  * weak tags are left out, since a weak tag never matches strongly.
  */

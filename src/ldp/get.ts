@@ -1,5 +1,5 @@
 import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
-import { ifMatchHolds, ifNoneMatchHolds, ifRangeHolds, ifUnmodifiedSinceHolds } from '../http/conditional.ts';
+import { ifMatchHolds, ifNoneMatchHolds, ifRangeHolds, ifUnmodifiedSinceHolds, representationEtag } from '../http/conditional.ts';
 import type { HeaderRecord } from '../http/headers.ts';
 import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -155,14 +155,16 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
   if (path.endsWith('/')) {
     const container = await storage.head(path);
     if (!container) throw notFound();
-    const { meta, listing } = await listedContainer(storage, container);
+    const { meta: listed, listing } = await listedContainer(storage, container);
+    const offers = generatedRdfOutputs(ctx.config.conneg);
+    const type = negotiate(accept, offers);
+    // JSON-LD is the listing's default form; another media type is another representation, with a tag of its own.
+    const meta = type !== null && type !== JSON_LD ? { ...listed, etag: representationEtag(listed.etag, type) } : listed;
     const headers = await resourceHeaders(ctx, path, meta);
     const early = preconditionResponse(ctx, meta, headers);
     if (early) return early;
     const podRoot = await podRootResponse(ctx, listing, headers, headOnly);
     if (podRoot) return podRoot;
-    const offers = generatedRdfOutputs(ctx.config.conneg);
-    const type = negotiate(accept, offers);
     if (!type) throw notAcceptable(ctx, offers);
     headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
     if (headOnly) return finishedResponse(ctx, null, 200, headers);
@@ -178,29 +180,35 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
 
   const range = parseRange(ctx.request.headers.get('range'));
   const stored = headOnly ? await storage.head(path) : await storage.get(path);
-  const meta = stored && 'meta' in stored ? stored.meta : (stored as ResourceMeta | null);
-  if (!meta) throw notFound();
+  const storedMeta = stored && 'meta' in stored ? stored.meta : (stored as ResourceMeta | null);
+  if (!storedMeta) throw notFound();
   const cancel = () => (stored && 'body' in stored ? stored.body.cancel() : undefined);
+  const storedType = storedMeta.contentType ?? 'application/octet-stream';
+  const storedEssence = essenceOf(storedType);
+  let rdfType: string | null = null;
+  if (isRdfType(storedType)) {
+    // A document larger than the server parses (put there by git, say) is served only as it is stored.
+    const convertible = storedMeta.size <= ctx.config.maxRdfSize;
+    const offers = convertible ? offersFor(ctx, storedEssence) : [storedEssence];
+    rdfType = negotiate(accept, offers);
+    if (!rdfType) {
+      await cancel();
+      throw convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence);
+    }
+  }
+  // A converted document is another representation, with a tag of its own.
+  const meta = rdfType !== null && rdfType !== storedEssence ? { ...storedMeta, etag: representationEtag(storedMeta.etag, rdfType) } : storedMeta;
   const headers = await resourceHeaders(ctx, path, meta);
   const early = preconditionResponse(ctx, meta, headers);
   if (early) {
     await cancel();
     return early;
   }
-  const storedType = meta.contentType ?? 'application/octet-stream';
-  const storedEssence = essenceOf(storedType);
   // In subdomain mode a pod's host runs its pages with the owner's origin: not a page anyone may post (an inbox).
   if (ctx.config.subdomains && isActiveType(storedEssence)) sandboxIfOthersWrite(headers, (await ctx.access.allowedModes(ctx.caller, parentOf(path)!)).public);
 
-  if (isRdfType(storedType)) {
-    // A document larger than the server parses (put there by git, say) is served only as it is stored.
-    const convertible = meta.size <= ctx.config.maxRdfSize;
-    const offers = convertible ? offersFor(ctx, storedEssence) : [storedEssence];
-    const type = negotiate(accept, offers);
-    if (!type) {
-      await cancel();
-      throw convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence);
-    }
+  if (rdfType !== null) {
+    const type = rdfType;
     if (type === storedEssence) {
       headers['content-type'] = storedType;
       headers['content-length'] = String(meta.size);

@@ -1,4 +1,4 @@
-import { ifUnmodifiedSinceHolds, parseEtagList } from '../http/conditional.ts';
+import { ifUnmodifiedSinceHolds, parseEtagList, resourceEtagOf } from '../http/conditional.ts';
 import { hasContent } from '../http/body.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { parentOf } from '../storage/paths.ts';
@@ -20,7 +20,8 @@ function preconditionFailed(detail: string): HttpProblem {
  */
 export function writePreconditions(request: Request, current: ResourceMeta | null): Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> {
   const options: Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> = {};
-  const ifMatch = parseEtagList(request.headers.get('if-match'), true);
+  // A write replaces the resource, whichever of its representations (media types) the client read.
+  const ifMatch = resourceTags(parseEtagList(request.headers.get('if-match'), true));
   if (ifMatch !== null) {
     if (!current) throw preconditionFailed('If-Match was given but there is no resource at this URL.');
     if (ifMatch !== '*' && !ifMatch.includes(current.etag)) throw preconditionFailed('The resource has changed: its ETag does not match If-Match.');
@@ -29,7 +30,7 @@ export function writePreconditions(request: Request, current: ResourceMeta | nul
     if (!ifUnmodifiedSinceHolds(request, current.modified)) throw preconditionFailed('The resource has changed since the date in If-Unmodified-Since.');
     options.ifMatch = current.etag;
   }
-  const ifNoneMatch = parseEtagList(request.headers.get('if-none-match'));
+  const ifNoneMatch = resourceTags(parseEtagList(request.headers.get('if-none-match')));
   if (ifNoneMatch === '*') {
     if (current) throw preconditionFailed('If-None-Match: * was given but a resource already exists at this URL.');
     options.ifNoneMatch = '*';
@@ -37,6 +38,10 @@ export function writePreconditions(request: Request, current: ResourceMeta | nul
     throw preconditionFailed('The resource matches If-None-Match.');
   }
   return options;
+}
+
+function resourceTags(tags: string[] | '*' | null): string[] | '*' | null {
+  return Array.isArray(tags) ? tags.map(resourceEtagOf) : tags;
 }
 
 /** Records a successful write and the containers it created on the way. */

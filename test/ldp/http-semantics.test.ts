@@ -97,7 +97,7 @@ describe('request bodies', () => {
 describe('PUT of a container', () => {
   it('refuses a body with 409 and creates nothing, and takes an empty or blank one', async () => {
     const { request } = world();
-    const withBody = (path: string, body: string | Uint8Array) => request(path, { method: 'PUT', body, headers: { 'content-type': 'text/turtle' } });
+    const withBody = (path: string, body: string | Uint8Array<ArrayBuffer>) => request(path, { method: 'PUT', body, headers: { 'content-type': 'text/turtle' } });
     for (const body of ['<> <http://purl.org/dc/terms/title> "T".', '<> <http://www.w3.org/ns/ldp#contains> <x>.']) {
       const refused = await withBody('/c/', body);
       expect(refused.status).toBe(409);
@@ -107,5 +107,27 @@ describe('PUT of a container', () => {
     expect((await withBody('/empty/', new Uint8Array())).status).toBe(201);
     expect((await withBody('/blank/', '\n  \r\n')).status).toBe(201);
     expect((await request('/plain/', { method: 'PUT' })).status).toBe(201);
+  });
+});
+
+describe('representations in several media types (RFC 9110 §8.8.1)', () => {
+  it('give each its own strong ETag, revalidated on its own, while a write takes any of them', async () => {
+    const { request } = makeApp({ public: true, conneg: true });
+    const doc = JSON.stringify({ '@id': 'http://example.org/s', 'http://example.org/p': 'o' });
+    expect((await request('/doc', { method: 'PUT', body: doc, headers: { 'content-type': 'application/ld+json' } })).status).toBe(201);
+    expect((await request('/c/', { method: 'PUT' })).status).toBe(201);
+    for (const path of ['/doc', '/c/']) {
+      const tagOf = async (accept: string) => (await request(path, { headers: { accept } })).headers.get('etag')!;
+      const jsonLd = await tagOf('application/ld+json');
+      const turtle = await tagOf('text/turtle');
+      const nTriples = await tagOf('application/n-triples');
+      expect(new Set([jsonLd, turtle, nTriples]).size).toBe(3);
+      expect((await request(path, { headers: { accept: 'text/turtle', 'if-none-match': jsonLd } })).status).toBe(200);
+      expect((await request(path, { headers: { accept: 'text/turtle', 'if-none-match': turtle } })).status).toBe(304);
+      expect((await request(path, { method: 'HEAD', headers: { accept: 'text/turtle' } })).headers.get('etag')).toBe(turtle);
+    }
+    const turtle = (await request('/doc', { headers: { accept: 'text/turtle' } })).headers.get('etag')!;
+    expect((await request('/doc', { method: 'PUT', body: doc, headers: { 'content-type': 'application/ld+json', 'if-match': turtle } })).status).toBe(204);
+    expect((await request('/doc', { method: 'PUT', body: doc, headers: { 'content-type': 'application/ld+json', 'if-match': turtle } })).status).toBe(412);
   });
 });
