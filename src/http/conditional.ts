@@ -10,8 +10,13 @@ export function formatEtag(etag: string): string {
  * a colon, which no storage driver's ETag holds.
  */
 export function representationEtag(etag: string, type: string): string {
-  return `${etag}:${type.replace(/[^A-Za-z0-9.+-]/g, '-')}`;
+  let suffix = suffixes.get(type);
+  if (suffix === undefined) suffixes.set(type, (suffix = `:${type.replace(/[^A-Za-z0-9.+-]/g, '-')}`));
+  return etag + suffix;
 }
+
+/** Suffixes by media type: the types served are the server's few offers, so the map stays small. */
+const suffixes = new Map<string, string>();
 
 /** The resource's ETag in a tag that may name one of its representations (see representationEtag). */
 export function resourceEtagOf(tag: string): string {
