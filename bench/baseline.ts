@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { OURS, SVC_SCRIPT, type ServerSpec } from './servers.ts';
+import { deployEnvironment, OURS, SVC_SCRIPT, type ServerSpec } from './servers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -87,12 +87,14 @@ export async function baselineSpec(ref: string, log: (line: string) => void): Pr
   const svcWords = (args: readonly string[]) => args.slice(args.indexOf(SVC_SCRIPT) + 1);
   const sample = knownArgs(svcWords(OURS.command(0, '/tmp').args), known);
   if (sample.dropped.length) log(`baseline: ${ref} does not know ${sample.dropped.join(' ')}; started without`);
+  // Its process's environment as its own deploy/svc.service gave it.
+  const env = deployEnvironment(directory);
   return {
     ...OURS,
     name: `svc@${ref}`,
     command: (port, dataDir) => {
       const ours = OURS.command(port, dataDir);
-      return { ...ours, args: [cli, ...knownArgs(svcWords(ours.args), known).args] };
+      return { ...ours, args: [cli, ...knownArgs(svcWords(ours.args), known).args], env };
     },
   };
 }

@@ -113,16 +113,41 @@ async function snapshot(label: string): Promise<void> {
 }
 
 const mb = (value: number) => `${value.toFixed(0)} MB`;
+
+/** What bench/memory-probe.mjs saw at the sample with the highest RSS, in bytes. */
+interface RssSplit {
+  rss: number;
+  anonymous: number;
+  fileBacked: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  spaces: Record<string, { resident: number; used: number }>;
+  bytecodeAndMetadata: number;
+  compiledCode: number;
+}
+
+function describeSplit(split: RssSplit): string {
+  const m = (bytes: number) => (bytes / 1048576).toFixed(1);
+  const resident = Object.values(split.spaces).reduce((sum, space) => sum + space.resident, 0);
+  const spaces = Object.entries(split.spaces)
+    .filter(([, space]) => space.resident >= 262144)
+    .map(([name, space]) => `${name.replace(/_space$/, '')} ${m(space.used)}/${m(space.resident)}`)
+    .join(', ');
+  return `file-backed ${m(split.fileBacked)} MB (Node's binary), anonymous ${m(split.anonymous)} MB: V8 heap resident ${m(resident)} (used/resident: ${spaces}; bytecode ${m(split.bytecodeAndMetadata)}, compiled code ${m(split.compiledCode)}), external ${m(split.external)} (ArrayBuffers ${m(split.arrayBuffers)}), the rest ${m(split.anonymous - resident)} (malloc, stacks, touched external)`;
+}
 try {
   const target = await seedPod(await OURS.createOwner!(server.base));
   if (docdb) target.docdb = await seedDocdb(target.owner);
   const report = async (label: string, cpuPerRequestUs?: number | null) => {
     const memory = await memoryOf(server.pid);
     const cpu = cpuPerRequestUs ? `  server CPU ${cpuPerRequestUs.toFixed(0).padStart(5)} µs/req` : '';
-    const peaks = JSON.parse(await readFile(probe, 'utf8')) as Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+    const peaks = JSON.parse(await readFile(probe, 'utf8')) as Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number> & { atPeakRss: RssSplit };
     await rm(probe, { force: true });
     const inside = `heap ${mb(peaks.heapUsed / 1048576)} of ${mb(peaks.heapTotal / 1048576)}, external ${mb(peaks.external / 1048576)} (ArrayBuffers ${mb(peaks.arrayBuffers / 1048576)})`;
     console.log(`${label.padEnd(30)} RSS ${mb(memory!.currentMb).padStart(7)}  peak ${mb(memory!.peakMb).padStart(7)}  during it: RSS ${mb(peaks.rss / 1048576)}, ${inside}${cpu}`);
+    console.log(`${''.padEnd(30)} at that RSS: ${describeSplit(peaks.atPeakRss)}`);
   };
   await report('after seeding');
   await snapshot('seeding');

@@ -5,6 +5,8 @@ export interface ServerReport {
   startupMs: number;
   peakRssMb: number | null;
   rssAfterMb: number | null;
+  /** svc's builds: the phases that raised the peak RSS (bench/rss-phases.ts), the last one made it. */
+  peakRaisedBy?: string[];
 }
 
 export interface WorkloadRow {
@@ -75,6 +77,7 @@ export function markdownReport({ servers, rows, scaling, footprint, settings }: 
   }
   lines.push('', '| server | spawn to first 200 | peak RSS | RSS after the run |', '|---|---|---|---|');
   for (const server of servers) lines.push(`| ${server.name} | ${server.startupMs.toFixed(0)} ms | ${mb(server.peakRssMb)} | ${mb(server.rssAfterMb)} |`);
+  for (const server of servers) if (server.peakRaisedBy?.length) lines.push('', `${server.name}'s peak RSS raised by: ${server.peakRaisedBy.join('; ')}.`);
   if (footprint.length > 0) {
     const mbOf = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
     lines.push('', `Disk for a container of 1,000 small extension-less JSON-LD members (allocated blocks): ${footprint.map(({ server, bytes }) => `${server} ${mbOf(bytes)}`).join(', ')}.`);

@@ -14,6 +14,7 @@ import { startBenchDpop, type BenchDpop } from './dpop.ts';
 import { hostileReport, runHostileChecks, type HostileResult } from './hostile.ts';
 import { measure, type Measurement } from './load.ts';
 import { ensurePeersInstalled } from './peers.ts';
+import { RssPhases } from './rss-phases.ts';
 import { measureScaling, type ScalingRow } from './scaling.ts';
 import { runScaleOut, scaleOutReport, type ScaleOutRow } from './scale-out.ts';
 import { markdownReport, type ServerReport, type WorkloadRow } from './report.ts';
@@ -143,6 +144,10 @@ try {
     contender.target = await seedPod(await spec.createOwner(contender.server.base), spec === ours ? dpop! : undefined);
     if (spec === ours && docdb) contender.target.docdb = await seedDocdb(contender.target.owner);
   }
+  // svc's own builds: where in the run each one's peak RSS is made.
+  const rssPhases = new Map(contenders.filter(({ server }) => server.spec === ours || server.spec === baseline).map(({ server }) => [server, new RssPhases(server.pid)]));
+  const markPhase = async (server: RunningServer, phase: string) => (await rssPhases.get(server)?.mark(phase)) ?? '';
+  for (const server of rssPhases.keys()) await markPhase(server, 'start and seeding');
 
   const runsFor = (contender: Contender) =>
     contender.target
@@ -163,6 +168,7 @@ try {
     log(`warming up (${warmup} s per workload and server, not recorded)`);
     for (const contender of contenders) {
       for (const { workload, target } of runsFor(contender)) await measure(contender.server.base, workload, target, { duration: warmup, connections: Math.min(8, workload.connections ?? connections) });
+      await markPhase(contender.server, 'warm-up');
     }
   }
   for (let round = 1; round <= rounds; round++) {
@@ -176,16 +182,12 @@ try {
         const result = await measure(contender.server.base, workload, run.target, { duration, connections: workload.connections ?? connections, pid: contender.server.pid });
         record(contender.server.spec.name, workload.name, result);
         const cpu = result.cpuPerRequestUs === null ? '' : `  server CPU ${result.cpuPerRequestUs.toFixed(0)} µs/req`;
-        log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${cpu}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
+        const memory = await markPhase(contender.server, `round ${round}, ${workload.name}`);
+        log(`round ${round}/${rounds} ${workload.name.padEnd(28)} ${contender.server.spec.name.padEnd(13)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${cpu}${memory ? `  ${memory}` : ''}${result.failures ? `  FAILURES ${result.failures}` : ''}`);
       }
     }
   }
 
-  const servers: ServerReport[] = [];
-  for (const contender of contenders) {
-    const memory = await memoryOf(contender.server.pid);
-    servers.push({ name: contender.server.spec.name, startupMs: contender.server.startupMs, peakRssMb: memory?.peakMb ?? null, rssAfterMb: memory?.currentMb ?? null });
-  }
   const rows: WorkloadRow[] = [];
   for (const workload of [...workloads]) {
     for (const { server } of contenders) {
@@ -207,7 +209,10 @@ try {
   let scaling: ScalingRow[] = [];
   // svc's own (the working tree's and the baseline's): the peers' listings are not what this compares.
   const svcs = contenders.filter((contender) => (contender.server.spec === ours || contender.server.spec === baseline) && contender.target);
-  if (!values['skip-scaling']) scaling = await measureScaling(svcs.map(({ server, target }) => ({ name: server.spec.name, owner: target!.owner })), log);
+  if (!values['skip-scaling']) {
+    scaling = await measureScaling(svcs.map(({ server, target }) => ({ name: server.spec.name, owner: target!.owner })), log);
+    for (const { server } of svcs) log(`${server.spec.name} after the scaling run: ${await markPhase(server, 'scaling run')}`);
+  }
 
   // Every Solid server stores a resource under its data directory at the URL's path (plus what it adds).
   const footprint: { server: string; bytes: number | null }[] = [];
@@ -218,7 +223,17 @@ try {
       log(`${server.spec.name}: disk footprint of ${MEMBERS} small extension-less members`);
       await fillExtensionless(target.owner, container, MEMBERS);
       footprint.push({ server: server.spec.name, bytes: await diskUsage(join(server.dataDir, new URL(container).pathname)) });
+      await markPhase(server, 'footprint');
     }
+  }
+
+  // Read after the scaling run and the footprint, so the peak is the whole run's (the hostile bodies and the
+  // scale-out run in other processes).
+  const servers: ServerReport[] = [];
+  for (const contender of contenders) {
+    const memory = await memoryOf(contender.server.pid);
+    const peakRaisedBy = rssPhases.get(contender.server)?.raises();
+    servers.push({ name: contender.server.spec.name, startupMs: contender.server.startupMs, peakRssMb: memory?.peakMb ?? null, rssAfterMb: memory?.currentMb ?? null, ...(peakRaisedBy ? { peakRaisedBy } : {}) });
   }
 
   // Last, after the load runs: the probe measures this process's own event loop, which nothing else uses now.

@@ -3,6 +3,7 @@
  * timed from spawn to its first `200`, and given one owner whose token the workloads send.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -183,6 +184,21 @@ async function cssOwner(base: string): Promise<Owner> {
 
 export const SVC_SCRIPT = join(ROOT, 'bin', 'svc.js');
 
+/**
+ * The environment deploy/svc.service of a checkout gives Node's process itself (its `Environment=` lines
+ * other than svc's own SVC_* options: glibc's malloc settings), so each build of svc is measured as it is
+ * deployed; none where the file has none.
+ */
+export function deployEnvironment(root: string): Record<string, string> {
+  const unit = join(root, 'deploy', 'svc.service');
+  if (!existsSync(unit)) return {};
+  const env: Record<string, string> = {};
+  for (const [, name, value] of readFileSync(unit, 'utf8').matchAll(/^Environment=(\w+)=(\S*)$/gm)) if (!name!.startsWith('SVC_')) env[name!] = value!;
+  return env;
+}
+
+const DEPLOY_ENV = deployEnvironment(ROOT);
+
 export const OURS: ServerSpec = {
   name: 'svc',
   solid: true,
@@ -191,6 +207,7 @@ export const OURS: ServerSpec = {
   command: (port, dataDir) => ({
     executable: process.execPath,
     args: [SVC_SCRIPT, 'start', '-p', String(port), '-h', '127.0.0.1', '-r', dataDir, '-q', '--no-rate-limit', '--conneg', '--default-quota', '0', '--allow-private-fetch'],
+    env: DEPLOY_ENV,
   }),
   readyPath: '/',
   createOwner: podsEndpointOwner,
@@ -205,8 +222,8 @@ export function oursOnS3(s3: { args(prefix: string): string[]; env: Record<strin
     ...OURS,
     name: 'svc-s3',
     command: (port, dataDir) => {
-      const { executable, args } = OURS.command(port, dataDir);
-      return { executable, args: [...args, ...s3.args(`${basename(dataDir)}/`)], env: s3.env };
+      const { executable, args, env } = OURS.command(port, dataDir);
+      return { executable, args: [...args, ...s3.args(`${basename(dataDir)}/`)], env: { ...env, ...s3.env } };
     },
   };
 }

@@ -81,7 +81,8 @@ describe('deploy/Containerfile', () => {
   it('runs its CMD with its ENV as the main process, and stops cleanly on its STOPSIGNAL', async () => {
     const text = await readFile(CONTAINERFILE, 'utf8');
     const command = JSON.parse(/^CMD (\[.*\])$/m.exec(text)![1]!) as string[];
-    const env = Object.fromEntries([...(/^ENV (.*)$/m.exec(text)![1]!.matchAll(/(\w+)=(\S+)/g))].map((match) => [match[1]!, match[2]!]));
+    // Every ENV line (svc's options, then glibc's malloc setting).
+    const env = Object.fromEntries([...text.matchAll(/^ENV (.*)$/gm)].flatMap(([, line]) => [...line!.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!])));
     const signal = /^STOPSIGNAL (\w+)$/m.exec(text)![1] as NodeJS.Signals;
     // `docker stop` waits 10 s before it kills.
     const stopped = await runAndStop(command, env, signal, 10_000);
