@@ -69,9 +69,10 @@ describe('quota counts saved by checkpoint (storage that recounts after an uncle
     await writeQuotaRecord(storage, '/alice/', { limit: used + 10, used: stale });
     expect((await request('/alice/n', put('z'.repeat(11)))).status).toBe(507);
     expect((await request('/alice/n', put('z'.repeat(10)))).status).toBe(201);
-    // `svc quota reconcile`, a process of its own started milliseconds later, writes what it measured, which
+    // `svc quota reconcile`, a process of its own started later (a file's time may lag the clock by a tick of
+    // ~10 ms), writes what it measured, which
     // every committed write is part of.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await writeQuotaRecord(storage, '/alice/', { limit: used + 10, used: used + 10 });
     expect((await request('/alice/n', { method: 'DELETE' })).status).toBe(204);
     await app.close();
@@ -87,8 +88,8 @@ describe('quota counts saved by checkpoint (storage that recounts after an uncle
       // The next write's change waits for its checkpoint; `svc quota reconcile` measures the disk meanwhile.
       expect((await request('/alice/w', write)).status).toBeLessThan(300);
       const measured = await measurePodUsage(storage, '/alice/');
-      // The command runs in a process of its own, milliseconds after the write.
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // The command runs in a process of its own, later than a tick of the clock file times are taken from.
+      await new Promise((resolve) => setTimeout(resolve, 50));
       const stored = await readQuotaRecord(storage, '/alice/');
       expect(stored!.record.used).not.toBe(measured);
       await writeQuotaRecord(storage, '/alice/', { limit: 0, used: measured }, stored!.etag);
