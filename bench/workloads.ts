@@ -93,8 +93,9 @@ export async function fillContainer(owner: Owner, container: string, count: numb
 /**
  * Puts the benchmark's data into the owner's pod and checks that access control is really in the way. With
  * `dpop`, its WebID may read the private container, and one request checks that its token is accepted.
+ * `members`: how many the listed container gets (fewer where seeding is slow, as under valgrind).
  */
-export async function seedPod(owner: Owner, dpop?: BenchDpop): Promise<Target> {
+export async function seedPod(owner: Owner, dpop?: BenchDpop, members = MEMBERS): Promise<Target> {
   const privateDir = `${owner.podUri}bench-private/`;
   const publicDir = `${owner.podUri}bench-public/`;
   const target: Target = {
@@ -114,7 +115,7 @@ export async function seedPod(owner: Owner, dpop?: BenchDpop): Promise<Target> {
   await put(owner, target.put, 'application/ld+json', SMALL_JSON_LD);
   await put(owner, target.patch, 'text/turtle', TURTLE);
   await put(owner, `${target.posts}seed.json`, 'application/ld+json', POST_BODY);
-  await fillContainer(owner, target.container, MEMBERS);
+  await fillContainer(owner, target.container, members);
 
   const anonymous = await fetch(target.small);
   await anonymous.body?.cancel();
