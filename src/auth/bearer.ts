@@ -93,18 +93,14 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
   // Tokens are immutable and this key never changes while the process runs, so a signature checked once
   // need not be checked again; only the expiry is looked at on later requests.
   const verified = new BoundedCache<string, Verified>(VERIFIED_TOKENS);
-  // The last token found there: comparing a new request's ~300-character token with it costs less than
-  // hashing it for the cache (a client sends the same token request after request).
-  let last: { token: string; known: Verified } | null = null;
   let secretTag: Promise<string> | null = null;
   const currentSecretTag = () => (secretTag ??= key().then((secret) => ownerSecretTag(secret, ownerSecret!)));
   return {
     scheme: 'bearer',
     async verify(request, token) {
       // A token verified before holds no whitespace: the check below kept any such out of the cache.
-      const known = last?.token === token ? last.known : verified.get(token);
+      const known = verified.get(token);
       if (known && known.expiresMs > now()) {
-        if (last?.known !== known) last = { token, known };
         const origin = requestOrigin(request.url);
         if (known.local?.origin !== origin) known.local = { origin, webId: localWebId(known.webId, request.url, hosts) };
         return { webId: known.local.webId };
