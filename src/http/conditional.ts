@@ -71,6 +71,15 @@ export function ifUnmodifiedSinceHolds(request: Request, modifiedMs: number | nu
 }
 
 /**
+ * Does `If-Modified-Since` say the client's copy is current (a 304), for a representation last modified at
+ * `modifiedMs`? A value that is no date says nothing.
+ */
+export function unmodifiedSince(header: string | null, modifiedMs: number): boolean {
+  const since = header === null ? null : secondsOf(header);
+  return since !== null && Math.floor(modifiedMs / 1000) <= since;
+}
+
+/**
  * Does `If-Range` let a Range request be answered in part (RFC 9110 §13.1.5)? An entity tag must match
  * strongly; a date must be the representation's Last-Modified exactly. Otherwise the whole representation
  * is sent, so a client resuming a download never joins parts of two versions.

@@ -1,5 +1,5 @@
 import { negotiate, parseAccept, qualityOf, type MediaRange } from '../http/accept.ts';
-import { ifMatchHolds, ifNoneMatchHolds, ifRangeHolds, ifUnmodifiedSinceHolds, representationEtag } from '../http/conditional.ts';
+import { ifMatchHolds, ifNoneMatchHolds, ifRangeHolds, ifUnmodifiedSinceHolds, representationEtag, unmodifiedSince } from '../http/conditional.ts';
 import type { HeaderRecord } from '../http/headers.ts';
 import { isActiveType, sandboxIfOthersWrite } from '../http/isolation.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -67,14 +67,7 @@ function preconditionResponse(ctx: LdpContext, meta: ResourceMeta, headers: Head
     if (!ifNoneMatchHolds(ifNoneMatch, meta.etag)) return finishedResponse(ctx, null, 304, headers);
     return null;
   }
-  const since = ctx.request.headers.get('if-modified-since');
-  if (since !== null) {
-    const time = Date.parse(since);
-    if (!Number.isNaN(time) && Math.floor(meta.modified / 1000) <= Math.floor(time / 1000)) {
-      return finishedResponse(ctx, null, 304, headers);
-    }
-  }
-  return null;
+  return unmodifiedSince(ctx.request.headers.get('if-modified-since'), meta.modified) ? finishedResponse(ctx, null, 304, headers) : null;
 }
 
 /**
