@@ -39,19 +39,6 @@ export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<R
   }
 }
 
-/**
- * Bodies are stored as sent, so a body in a content coding (gzip, br) would be stored compressed and served
- * as if it were not: refused with 415 and the Accept-Encoding the server takes (RFC 9110 §8.4, §15.5.16).
- */
-function refuseContentCoding(request: Request): void {
-  const coding = request.headers.get('content-encoding');
-  if (coding === null || coding.split(',').every((part) => ['', 'identity'].includes(part.trim().toLowerCase()))) return;
-  throw new HttpProblem(415, `This server stores a body as it is sent and does not decode Content-Encoding "${coding.slice(0, 100)}": send the body without a content coding.`, {
-    type: 'unsupported-content-encoding',
-    headers: { 'Accept-Encoding': 'identity' },
-  });
-}
-
 async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
   const method = ctx.request.method;
   if (ctx.config.readOnly && WRITE_METHODS.has(method)) {
@@ -64,7 +51,6 @@ async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response>
     // Quota records and server state must never be written over HTTP (a pod owner could raise their own quota).
     throw new HttpProblem(403, 'This name is reserved for the server\'s own data and cannot be written.', { type: 'reserved-name' });
   }
-  if (method === 'PUT' || method === 'POST' || method === 'PATCH') refuseContentCoding(ctx.request);
   switch (method) {
     case 'GET':
       return handleGet(ctx, false);

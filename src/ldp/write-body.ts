@@ -18,8 +18,19 @@ export interface WriteBody {
 /** A body declared at most this long is read whole before it is stored (bounded like the small bodies storage caches). */
 const WHOLE_BODY_BYTES = 64 * 1024;
 
-/** Content type of a write; Solid requires one, and it is stored, so its length is capped. */
+/**
+ * Content type of a write; Solid requires one, and it is stored, so its length is capped. The body is stored
+ * as sent, so one in a content coding (gzip, br) would be stored compressed and served as if it were not: it is
+ * refused with 415 and the Accept-Encoding the server takes (RFC 9110 §8.4, §15.5.16).
+ */
 export function requireContentType(request: Request): string {
+  const coding = request.headers.get('content-encoding');
+  if (coding !== null && !coding.split(',').every((part) => ['', 'identity'].includes(part.trim().toLowerCase()))) {
+    throw new HttpProblem(415, `This server stores a body as it is sent and does not decode Content-Encoding "${coding.slice(0, 100)}": send the body without a content coding.`, {
+      type: 'unsupported-content-encoding',
+      headers: { 'Accept-Encoding': 'identity' },
+    });
+  }
   const contentType = request.headers.get('content-type')?.trim();
   if (!contentType) {
     throw new HttpProblem(400, 'A Content-Type header is required to store a resource.', { type: 'missing-content-type' });

@@ -285,7 +285,7 @@ describe('remoteStorage access', () => {
 });
 
 describe('remoteStorage bad requests', () => {
-  it('refuses writes to folders (405), name clashes (409), missing types (400), bad names (400) and big bodies (413)', async () => {
+  it('refuses writes to folders (405), name clashes (409), missing types (400), bad names (400), big bodies (413) and encoded bodies (415)', async () => {
     const { asAlice, storage } = await world({ maxBodySize: '1KB' });
     await asAlice('/storage/alice/a/doc', put('x'));
     const folderPut = await asAlice('/storage/alice/a/', put('x'));
@@ -298,7 +298,10 @@ describe('remoteStorage bad requests', () => {
     expect((await asAlice('/storage/alice/a/typeless', { method: 'PUT', body: new TextEncoder().encode('x') })).status).toBe(400);
     expect((await asAlice('/storage/alice/a/%2Fslash', put('x'))).status).toBe(400);
     expect((await asAlice('/storage/alice/a/big', put('x'.repeat(2048)))).status).toBe(413);
-    for (const path of ['/alice/remotestorage/a/typeless', '/alice/remotestorage/a/big', '/alice/remotestorage/a/doc/inner']) expect(await storage.head(path)).toBeNull();
+    const gzipped = await asAlice('/storage/alice/a/gz', { method: 'PUT', body: 'x', headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.headers.get('accept-encoding')).toBe('identity');
+    for (const path of ['/alice/remotestorage/a/typeless', '/alice/remotestorage/a/big', '/alice/remotestorage/a/doc/inner', '/alice/remotestorage/a/gz']) expect(await storage.head(path)).toBeNull();
     expect(await (await asAlice('/storage/alice/a/doc')).text()).toBe('x');
   });
 
