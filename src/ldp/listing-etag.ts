@@ -57,9 +57,12 @@ function validatorsOf(members: readonly ResourceMeta[]): { digest: string; newes
 
 const EMPTY_DIGEST = validatorsOf([]).digest;
 
-/** What If-Match and If-None-Match of a write compare with: for a container, its listing's ETag (read only then). */
+/** The headers writePreconditions (put.ts) reads. */
+const WRITE_PRECONDITIONS = ['if-match', 'if-none-match', 'if-unmodified-since'];
+
+/** What the preconditions of a write compare with: for a container, its listing's validators (read only then). */
 export async function comparedMeta(request: Request, storage: StorageDriver, meta: ResourceMeta | null): Promise<ResourceMeta | null> {
-  if (!meta?.isContainer || !(request.headers.has('if-match') || request.headers.has('if-none-match'))) return meta;
+  if (!meta?.isContainer || !WRITE_PRECONDITIONS.some((name) => request.headers.has(name))) return meta;
   return (await listedContainer(storage, meta)).meta;
 }
 
