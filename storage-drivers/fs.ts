@@ -284,12 +284,12 @@ export class FsDriver implements StorageDriver {
         }
         const sidecar = await this.sidecars.settle(path, step, current?.sidecar ?? null, options.contentType === impliedType);
         // The member a scan would find now (no content type: listings have none).
-        this.fileChanged(path, listingWrite, metaFromStats(path, written));
+        const member = metaFromStats(path, written);
+        this.fileChanged(path, listingWrite, member);
         listed = true;
         this.spellings?.added(path);
         // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
-        const meta = metaFromStats(path, written);
-        meta.contentType = options.contentType;
+        const meta = { ...member, contentType: options.contentType };
         this.cache.rememberSidecar(path, sidecar);
         this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
         return {

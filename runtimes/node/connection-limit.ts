@@ -7,19 +7,15 @@
  */
 import type { Server, Socket } from 'node:net';
 import type { Config } from '../../src/config/options.ts';
-import { addressKey } from '../../src/sockets/budget.ts';
+import { addressKey, type SocketLimits } from '../../src/sockets/budget.ts';
 
 /** Descriptors kept for files, git, Redis and the like when the total follows the process's limit. */
 export function descriptorsKept(descriptorLimit: number): number {
   return Math.max(64, Math.floor(descriptorLimit / 10));
 }
 
-export interface ConnectionLimits {
-  /** Connections one address (IPv6: one /64) may hold; 0: no limit. */
-  perAddress: number;
-  /** Connections in all; 0: no limit. */
-  total: number;
-}
+/** Connections one address (IPv6: one /64) may hold, and in all; 0: no limit. The same shape as the sockets' budget. */
+type ConnectionLimits = SocketLimits;
 
 /**
  * The limits the options ask for: the total never above the descriptors the process may open, less those kept;
