@@ -11,6 +11,7 @@ import { listeningLine } from '../shared/listening-line.ts';
 import { loadConfig } from './load-config.ts';
 import { startServer } from './server.ts';
 import { dataOptions } from './storage.ts';
+import { holdTickShape } from './tick-shape.ts';
 
 /** For dist/cli.js, which writes V8's code cache under the flags the start had (runtimes/node/bundle-main.ts). */
 export { withStartFlags } from './heap.ts';
@@ -47,6 +48,7 @@ function whenParentExits(stop: () => void): void {
 }
 
 async function runStart(flags: Record<string, unknown>): Promise<void> {
+  holdTickShape();
   applyHeapPolicy(process.execArgv, process.env.NODE_OPTIONS);
   const log = (line: string) => process.stdout.write(line + '\n');
   for (const warning of unknownEnvironmentWarnings(process.env)) log(warning);
