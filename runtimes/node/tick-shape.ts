@@ -14,11 +14,12 @@
  */
 import { executionAsyncResource } from 'node:async_hooks';
 
-let heldTick: object | undefined;
+/** Lives as long as this module does, i.e. the process. */
+const held: object[] = [];
 
 /** Holds a tick object of Node's own from the next tick on; call it before the process serves anything. */
 export function holdTickShape(): void {
   process.nextTick(() => {
-    heldTick = executionAsyncResource();
+    held.push(executionAsyncResource());
   });
 }
