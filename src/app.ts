@@ -295,11 +295,13 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   /** What the LDP route answers: every request no other route took. */
   const answerLdp = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
+    // A caller known at once (a token seen before, no credentials) is not awaited: that would cost a microtask.
+    const authenticated = authenticate(request);
     const ctx: LdpContext = {
       request,
       url,
       path: storagePathFromUrlPath(localPathOf(config, url)),
-      caller: await authenticate(request),
+      caller: authenticated instanceof Promise ? await authenticated : authenticated,
       config,
       platform,
       access,

@@ -2,7 +2,7 @@ import { toBase64Url } from '../http/base64url.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
 import { requestOrigin } from '../http/request-origin.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
-import type { CredentialVerifier } from './authenticate.ts';
+import type { CredentialVerifier, Verdict } from './authenticate.ts';
 import { jose } from './jose.ts';
 
 /** Our tokens name this issuer and audience, so no other JWT signed elsewhere with HS256 passes. */
@@ -97,36 +97,40 @@ export function bearerVerifier(key: () => Promise<Uint8Array>, now: () => number
   const currentSecretTag = () => (secretTag ??= key().then((secret) => ownerSecretTag(secret, ownerSecret!)));
   return {
     scheme: 'bearer',
-    async verify(request, token) {
-      // A token verified before holds no whitespace: the check below kept any such out of the cache.
+    verify(request, token) {
+      // A token verified before holds no whitespace: the check in verifyAnew kept any such out of the cache.
       const known = verified.get(token);
       if (known && known.expiresMs > now()) {
         const origin = requestOrigin(request.url);
         if (known.local?.origin !== origin) known.local = { origin, webId: localWebId(known.webId, request.url, hosts) };
         return { webId: known.local.webId };
       }
-      if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
-      if (await issuedElsewhere(token)) return null;
-      try {
-        const { jwtVerify } = await jose();
-        const { payload } = await jwtVerify(token, await importedKey(), {
-          algorithms: [ALGORITHM],
-          issuer: ISSUER,
-          audience: ISSUER,
-          currentDate: new Date(now()),
-        });
-        if (typeof payload.webid !== 'string') return { error: 'the bearer token names no WebID' };
-        // Checked before the token is cached: the cached path above trusts the WebID to be a URL.
-        if (!URL.canParse(payload.webid)) return { error: 'the WebID in the bearer token is not a URL' };
-        const tag = payload[OWNER_SECRET_CLAIM];
-        if (tag !== undefined && (ownerSecret === null || tag !== (await currentSecretTag()))) {
-          return { error: 'the owner token was traded for a --single-user-secret that has since changed: trade the current secret for a new one at POST /.pods/owner-token' };
-        }
-        if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
-        return { webId: localWebId(payload.webid, request.url, hosts) };
-      } catch (error) {
-        return { error: await reasonOf(error) };
-      }
+      return verifyAnew(request, token);
     },
   };
+
+  async function verifyAnew(request: Request, token: string): Promise<Verdict> {
+    if (!token || /\s/.test(token)) return { error: 'send "Bearer <token>" with one token' };
+    if (await issuedElsewhere(token)) return null;
+    try {
+      const { jwtVerify } = await jose();
+      const { payload } = await jwtVerify(token, await importedKey(), {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: ISSUER,
+        currentDate: new Date(now()),
+      });
+      if (typeof payload.webid !== 'string') return { error: 'the bearer token names no WebID' };
+      // Checked before the token is cached: the cached path above trusts the WebID to be a URL.
+      if (!URL.canParse(payload.webid)) return { error: 'the WebID in the bearer token is not a URL' };
+      const tag = payload[OWNER_SECRET_CLAIM];
+      if (tag !== undefined && (ownerSecret === null || tag !== (await currentSecretTag()))) {
+        return { error: 'the owner token was traded for a --single-user-secret that has since changed: trade the current secret for a new one at POST /.pods/owner-token' };
+      }
+      if (typeof payload.exp === 'number') verified.set(token, { webId: payload.webid, expiresMs: payload.exp * 1000 });
+      return { webId: localWebId(payload.webid, request.url, hosts) };
+    } catch (error) {
+      return { error: await reasonOf(error) };
+    }
+  }
 }

@@ -39,7 +39,8 @@ export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<R
   }
 }
 
-async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
+/** Not async itself: the method handler's promise is handed on as it is, with no promise of its own around it. */
+function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
   const method = ctx.request.method;
   if (ctx.config.readOnly && WRITE_METHODS.has(method)) {
     throw new HttpProblem(405, 'This server is read-only (--read-only).', {
@@ -67,9 +68,13 @@ async function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response>
     case 'OPTIONS':
       return handleOptions(ctx);
     default:
-      throw new HttpProblem(405, `The method ${method} is not supported here.`, {
-        type: 'method-not-allowed',
-        headers: { Allow: (await resourceHeaders(ctx, ctx.path)).allow! },
-      });
+      return notAllowed(ctx, method);
   }
+}
+
+async function notAllowed(ctx: LdpContext, method: string): Promise<never> {
+  throw new HttpProblem(405, `The method ${method} is not supported here.`, {
+    type: 'method-not-allowed',
+    headers: { Allow: (await resourceHeaders(ctx, ctx.path)).allow! },
+  });
 }

@@ -4,7 +4,7 @@ import { isolatedOnServerOrigin, sandboxIfOthersWrite } from '../http/isolation.
 import { acceptedRdfInputs } from '../rdf/media.ts';
 import { isContainerPath } from '../storage/paths.ts';
 import type { ResourceMeta } from '../storage/types.ts';
-import { formatWacAllow } from '../wac/access-control.ts';
+import { formatWacAllow, type AllowedModes } from '../wac/access-control.ts';
 import { isPodRoot } from '../pods/registry.ts';
 import { addNotificationHeaders, offersHeldChannels } from '../notifications/discovery.ts';
 import { aclPathFor, isAclPath } from './auxiliary.ts';
@@ -39,14 +39,21 @@ function linkHeader(ctx: LdpContext, path: string, isContainer: boolean, storage
   return link;
 }
 
-/** The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. */
-export async function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): Promise<HeaderRecord> {
+/**
+ * The headers every answer about a resource carries: types, ACL link, Allow, Accept-*, WAC-Allow. At once when
+ * the access decisions are held (a warm read awaits nothing here), else once they are made.
+ */
+export function resourceHeaders(ctx: LdpContext, path: string, meta?: ResourceMeta | null): HeaderRecord | Promise<HeaderRecord> {
+  const modes = ctx.access.allowedModes(ctx.caller, path);
+  return modes instanceof Promise ? modes.then((decided) => headersWith(ctx, path, meta, decided)) : headersWith(ctx, path, meta, modes);
+}
+
+function headersWith(ctx: LdpContext, path: string, meta: ResourceMeta | null | undefined, modes: AllowedModes): HeaderRecord {
   const isContainer = isContainerPath(path);
   const storageRoot = isStorageRoot(ctx, path);
   const link = linkHeader(ctx, path, isContainer, storageRoot);
   const allow = allowFor(isContainer, storageRoot);
   const acceptedWrites = ACCEPTED_WRITES[ctx.config.conneg ? 1 : 0]!;
-  const modes = await ctx.access.allowedModes(ctx.caller, path);
   const wacAllow = formatWacAllow(modes);
   // Built whole, so every answer of a kind has one object shape.
   const headers: HeaderRecord = isContainer

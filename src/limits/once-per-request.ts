@@ -6,7 +6,7 @@ import type { Caller } from '../wac/access-control.ts';
  * credentials such as DPoP proofs must not be verified twice.
  */
 export function oncePerRequest(authenticate: Authenticator): Authenticator {
-  const callers = new WeakMap<Request, Promise<Caller>>();
+  const callers = new WeakMap<Request, Caller | Promise<Caller>>();
   return (request) => {
     let caller = callers.get(request);
     if (!caller) callers.set(request, (caller = authenticate(request)));

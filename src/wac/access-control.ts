@@ -21,12 +21,21 @@ export interface Caller {
   credentialChallenge?: { scheme: string; code: CredentialErrorCode };
 }
 
+/** What a caller and the public may do on a path. */
+export interface AllowedModes {
+  user: readonly AccessMode[];
+  public: readonly AccessMode[];
+}
+
 /** The authorization step the LDP handlers call before they touch storage. */
 export interface AccessControl {
-  /** Throws a 401/403 HttpProblem unless every requirement holds for the caller. */
-  require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void>;
-  /** The modes the caller and the public have on a path, for the WAC-Allow header. */
-  allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }>;
+  /**
+   * Throws a 401/403 HttpProblem unless every requirement holds for the caller. Decided from what is held, it
+   * answers at once (undefined, or the throw), so a warm GET awaits nothing; otherwise a promise.
+   */
+  require(caller: Caller, requirements: readonly AccessRequirement[]): void | Promise<void>;
+  /** The modes the caller and the public have on a path, for the WAC-Allow header: at once when decided from what is held. */
+  allowedModes(caller: Caller, path: string): AllowedModes | Promise<AllowedModes>;
   /**
    * A number that moves whenever an ACL is written, through this instance or another: a decision made while
    * it had one value may be kept while it keeps it (up to ACL_MAX_AGE_MS, for changes made on disk).
@@ -37,10 +46,8 @@ export interface AccessControl {
 
 /** `--public`: every caller may do everything. */
 export const allowEverything: AccessControl = {
-  async require() {},
-  async allowedModes() {
-    return { user: ALL_MODES, public: ALL_MODES };
-  },
+  require() {},
+  allowedModes: () => ({ user: ALL_MODES, public: ALL_MODES }),
 };
 
 /** The last WAC-Allow made: a kept decision answers the same arrays to every request that uses it. */

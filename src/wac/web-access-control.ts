@@ -5,7 +5,7 @@ import { SpelledOtherwiseError, type StorageDriver } from '../storage/types.ts';
 import type { AclCache } from './acl-cache.ts';
 import { BoundedCache } from '../storage/bounded-cache.ts';
 import { stringBytes } from '../storage/cache-budget.ts';
-import type { AccessControl, Caller } from './access-control.ts';
+import type { AccessControl, AllowedModes, Caller } from './access-control.ts';
 import type { PodHosts } from '../pods/subdomains.ts';
 import { GroupReader, grantedModes, type Localize, type Subject } from './evaluate.ts';
 import { localizeIri } from './local-iri.ts';
@@ -85,6 +85,13 @@ interface Decision {
   loadedAt: number | null;
 }
 
+/** WAC-Allow's lists from the caller's decision and the public's; a token's scopes narrow the caller's. */
+function allowedFrom(caller: Caller, path: string, granted: Decision, anyone: Decision): AllowedModes {
+  if (!caller.scopes) return { user: granted.listed, public: anyone.listed };
+  const user = new Set([...withinScopes(caller, path, granted.modes), ...anyone.modes]);
+  return { user: ALL_MODES.filter((m) => user.has(m)), public: anyone.listed };
+}
+
 /** A decision's entry besides its key: the object, its set and array, the map's slot. */
 const DECISION_BYTES = 320;
 /** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
@@ -161,11 +168,25 @@ export class WebAccessControl implements AccessControl {
     this.#maxPathBytes = maxDecisionBytes / 4;
   }
 
-  async require(caller: Caller, requirements: readonly AccessRequirement[]): Promise<void> {
-    if (this.#cache.shared) await this.#cache.currentGeneration();
+  require(caller: Caller, requirements: readonly AccessRequirement[]): void | Promise<void> {
+    if (this.#cache.shared) return this.#cache.currentGeneration().then(() => this.#require(caller, requirements));
+    return this.#require(caller, requirements);
+  }
+
+  /** At once when every decision is held and needs no scope check (a warm request), else the same checks awaited. */
+  #require(caller: Caller, requirements: readonly AccessRequirement[]): void | Promise<void> {
     let evaluation: Evaluation | undefined;
     const evaluate = () => (evaluation ??= this.#evaluation(caller));
-    for (const requirement of withoutAuxiliaryParents(requirements)) {
+    const checked = withoutAuxiliaryParents(requirements);
+    for (const requirement of checked) {
+      const granted = this.#decision(caller, requirement.path, false, evaluate);
+      if (granted instanceof Promise || caller.scopes) return this.#requireAwaited(caller, checked, evaluate);
+      if (!requirement.anyOf.some((mode) => granted.modes.has(mode))) throw denied(caller, requirement);
+    }
+  }
+
+  async #requireAwaited(caller: Caller, requirements: readonly AccessRequirement[], evaluate: () => Evaluation): Promise<void> {
+    for (const requirement of requirements) {
       const granted = (await this.#decision(caller, requirement.path, false, evaluate)).modes;
       if (!requirement.anyOf.some((mode) => granted.has(mode))) throw denied(caller, requirement);
       if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, requirement.path, granted).has(mode))) {
@@ -176,15 +197,21 @@ export class WebAccessControl implements AccessControl {
     }
   }
 
-  async allowedModes(caller: Caller, path: string): Promise<{ user: readonly AccessMode[]; public: readonly AccessMode[] }> {
-    if (this.#cache.shared) await this.#cache.currentGeneration();
+  allowedModes(caller: Caller, path: string): AllowedModes | Promise<AllowedModes> {
+    if (this.#cache.shared) return this.#cache.currentGeneration().then(() => this.#allowedModes(caller, path));
+    return this.#allowedModes(caller, path);
+  }
+
+  /** The caller's decision, then the public's (each at once when held). */
+  #allowedModes(caller: Caller, path: string): AllowedModes | Promise<AllowedModes> {
     let evaluation: Evaluation | undefined;
     const evaluate = () => (evaluation ??= this.#evaluation(caller));
-    const granted = await this.#decision(caller, path, false, evaluate);
-    const anyone = caller.webId === null ? granted : await this.#decision(caller, path, true, evaluate);
-    if (!caller.scopes) return { user: granted.listed, public: anyone.listed };
-    const user = new Set([...withinScopes(caller, path, granted.modes), ...anyone.modes]);
-    return { user: ALL_MODES.filter((m) => user.has(m)), public: anyone.listed };
+    const withPublic = (granted: Decision): AllowedModes | Promise<AllowedModes> => {
+      const anyone = caller.webId === null ? granted : this.#decision(caller, path, true, evaluate);
+      return anyone instanceof Promise ? anyone.then((decided) => allowedFrom(caller, path, granted, decided)) : allowedFrom(caller, path, granted, anyone);
+    };
+    const granted = this.#decision(caller, path, false, evaluate);
+    return granted instanceof Promise ? granted.then(withPublic) : withPublic(granted);
   }
 
   version(): Promise<number> {
