@@ -1,5 +1,6 @@
 import { Hono, type Handler, type MiddlewareHandler } from 'hono';
 import { authenticatorFrom, type Authenticator } from './auth/authenticate.ts';
+import type { Caller } from './wac/access-control.ts';
 import { ownerKeyHooks } from './auth/nostr/owner-key.ts';
 import { IssuedTokens } from './auth/issued-tokens.ts';
 import { createSecurity } from './auth/security.ts';
@@ -123,6 +124,7 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   const now = platform.now ?? Date.now;
 
   // Features see the authenticator and the publisher before they exist: both are made from every feature's parts below.
+  let identify: Authenticator | undefined;
   let composed: Authenticator | undefined;
   const authenticate: Authenticator = (request) => composed!(request);
   // Pod creation too: its hooks come from the features.
@@ -218,7 +220,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
   /** Wires the enabled features' parts and registers every route, in order. */
   function assemble(named: (readonly [name: string, parts: FeatureParts])[]): void {
     features = named.map(([, parts]) => parts);
-    composed = oncePerRequest(authenticatorFrom([...security.credentials, ...features.flatMap((part) => part.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []));
+    identify = authenticatorFrom([...security.credentials, ...features.flatMap((part) => part.credentials ?? [])], webIdTls ? [webIdTls.verifier] : []);
+    composed = oncePerRequest(identify);
     afterWrites = features.flatMap((part) => (part.afterWrite ? [part.afterWrite] : []));
     // With other instances, subscribers connected to them hear of this one's writes too.
     changeFanOut = platform.sharedState && afterWrites.length > 0 ? fanOut<readonly Change[]>(platform.sharedState, 'changes', (changes) => publishHere(changes, false), log) : null;
@@ -292,22 +295,21 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     app.all('*', ldpRoute);
   }
 
-  /** What the LDP route answers: every request no other route took. */
-  const answerLdp = async (request: Request): Promise<Response> => {
+  /**
+   * What the LDP route answers: every request no other route took. A warm GET (caller known, decisions and
+   * bytes held) is answered at once, with no promise: see handleGet.
+   */
+  const answerLdp = (request: Request, authenticateWith = authenticate): Response | Promise<Response> => {
+    const authenticated = authenticateWith(request);
+    return authenticated instanceof Promise ? authenticated.then((caller) => answerLdpAs(request, caller)) : answerLdpAs(request, authenticated);
+  };
+  const answerLdpAs = (request: Request, caller: Caller): Response | Promise<Response> => {
     const url = new URL(request.url);
-    // A caller known at once (a token seen before, no credentials) is not awaited: that would cost a microtask.
-    const authenticated = authenticate(request);
-    const ctx: LdpContext = {
-      request,
-      url,
-      path: storagePathFromUrlPath(localPathOf(config, url)),
-      caller: authenticated instanceof Promise ? await authenticated : authenticated,
-      config,
-      platform,
-      access,
-      changes: [],
-    };
-    const response = await handleLdp(ctx, handlePatchWhenLoaded);
+    const ctx: LdpContext = { request, url, path: storagePathFromUrlPath(localPathOf(config, url)), caller, config, platform, access, changes: [] };
+    const answer = handleLdp(ctx, handlePatchWhenLoaded);
+    return answer instanceof Promise ? answer.then((response) => publishedFrom(ctx, response)) : publishedFrom(ctx, answer);
+  };
+  const publishedFrom = (ctx: LdpContext, response: Response): Response => {
     if (response.status < 400 && ctx.changes.length > 0) published(ctx.changes);
     return response;
   };
@@ -328,7 +330,8 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
 
   // A request that only these three would take (no other route, no optional middleware: logging, allowed
   // hosts, rate limits, the pod host gate, WebID-TLS) is answered without Hono's chain.
-  const directly = directRoute(app, [finishing, starting, ldpRoute], answerLdp, finish, log);
+  // Nothing else authenticates a request answered so (no middleware runs), so it skips the once-per-request memo.
+  const directly = directRoute(app, [finishing, starting, ldpRoute], (request) => answerLdp(request, identify!), finish, log);
 
   let assembled = false;
   // Each enabled feature's code is imported now; the first request (or init) waits for it.

@@ -187,15 +187,21 @@ export class FsDriver implements StorageDriver {
     return meta;
   }
 
+  held(path: string): StoredBody | undefined {
+    if ((this.spellings && !this.spellings.knownSpelled(path)) || path.endsWith('/')) return undefined;
+    const fresh = this.cache.fresh(path);
+    return fresh?.bytes ? withBytes(fresh.meta, fresh.bytes) : undefined;
+  }
+
   async get(path: string, options?: { range?: { start: number; end?: number } }, attempt = 1): Promise<StoredBody | null> {
+    const held = options?.range ? undefined : this.held(path);
+    if (held) return held;
     if (this.spellings && !this.spellings.knownSpelled(path)) await this.spellings.check(path);
     if (path.endsWith('/')) {
       const meta = await this.head(path);
       return meta ? { meta, body: new ReadableStream({ start: (c) => c.close() }) } : null;
     }
     if (!options?.range) {
-      const fresh = this.cache.fresh(path);
-      if (fresh?.bytes) return withBytes(fresh.meta, fresh.bytes);
       const cached = this.cache.known(path);
       if (cached?.bytes) {
         const writes = this.cache.writes;

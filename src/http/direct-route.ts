@@ -15,26 +15,37 @@ import { isFinished } from './headers.ts';
 export function directRoute(
   app: Hono,
   chain: readonly unknown[],
-  answer: (request: Request) => Promise<Response>,
+  answer: (request: Request) => Response | Promise<Response>,
   finish: (request: Request, response: Response) => void,
   log: (line: string) => void,
-): (request: Request) => Promise<Response> | null {
-  const answerDirectly = async (request: Request): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await answer(request);
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      response = errorToResponse(error, log);
-    }
+): (request: Request) => Response | Promise<Response> | null {
+  const failed = (error: unknown): Response => {
+    if (!(error instanceof Error)) throw error;
+    return errorToResponse(error, log);
+  };
+  const finished = (request: Request, answered: Response): Response => {
+    let response = answered;
     try {
       finish(request, response);
     } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      response = errorToResponse(error, log);
+      response = failed(error);
     }
     // A finished answer to HEAD has no body already (finishedResponse).
     return request.method === 'HEAD' && !isFinished(response) ? new Response(null, response) : response;
+  };
+  // An answer made at once goes out at once: the Node adapter then writes it without its asynchronous path.
+  const answerDirectly = (request: Request): Response | Promise<Response> => {
+    let answered: Response | Promise<Response>;
+    try {
+      answered = answer(request);
+    } catch (error) {
+      answered = failed(error);
+    }
+    if (!(answered instanceof Promise)) return finished(request, answered);
+    return answered.then(
+      (response) => finished(request, response),
+      (error: unknown) => finished(request, failed(error)),
+    );
   };
   return (request) => {
     const matched = app.router.match(request.method === 'HEAD' ? 'GET' : request.method, app.getPath(request))[0];

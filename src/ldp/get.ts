@@ -138,46 +138,76 @@ async function pageGraphResponse(
   return finishedResponse(ctx, graph, 200, headers);
 }
 
-export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Response> {
+/**
+ * GET and HEAD. A warm read (access decided, the driver holding the bytes, no conversion) is answered at once,
+ * with no promise: each await of a value at hand would cost it a microtask, and the Node adapter writes a
+ * Response it gets at once without its asynchronous path.
+ */
+export function handleGet(ctx: LdpContext, headOnly: boolean): Response | Promise<Response> {
+  const allowed = ctx.access.require(ctx.caller, [{ path: ctx.path, anyOf: ['read'] }]);
+  return allowed ? allowed.then(() => readAllowed(ctx, headOnly)) : readAllowed(ctx, headOnly);
+}
+
+function readAllowed(ctx: LdpContext, headOnly: boolean): Response | Promise<Response> {
   const { path } = ctx;
-  // Awaited only when not decided at once: each await of a value at hand costs a warm read a microtask.
-  const allowed = ctx.access.require(ctx.caller, [{ path, anyOf: ['read'] }]);
-  if (allowed) await allowed;
   if (isServerPrivatePath(path)) throw notFound();
-  const storage = ctx.platform.storage;
   const accept = parseAccept(ctx.request.headers.get('accept'));
-
-  if (path.endsWith('/')) {
-    const container = await storage.head(path);
-    if (!container) throw notFound();
-    const { meta: listed, listing } = await listedContainer(storage, container);
-    const offers = generatedRdfOutputs(ctx.config.conneg);
-    const type = negotiate(accept, offers);
-    // JSON-LD is the listing's default form; another media type is another representation, with a tag of its own.
-    const meta = type !== null && type !== JSON_LD ? { ...listed, etag: representationEtag(listed.etag, type) } : listed;
-    const headers = await resourceHeaders(ctx, path, meta);
-    const early = preconditionResponse(ctx, meta, headers);
-    if (early) return early;
-    const podRoot = await podRootResponse(ctx, listing, headers, headOnly);
-    if (podRoot) return podRoot;
-    if (!type) throw notAcceptable(ctx, offers);
-    headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
-    if (headOnly) return finishedResponse(ctx, null, 200, headers);
-    const url = (p: string) => urlFor(ctx, p);
-    const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
-    const body = await bodies.body(
-      listing,
-      `${path} ${ctx.url.origin} ${type}`,
-      type === JSON_LD ? jsonLdBodies(url, listing.members.length) : type === TURTLE ? turtleBodies(url, listing.members.length) : () => serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
-    );
-    return finishedResponse(ctx, body, 200, headers);
-  }
-
+  if (path.endsWith('/')) return getContainer(ctx, headOnly, accept);
   const range = parseRange(ctx.request.headers.get('range'));
-  const stored = headOnly ? await storage.head(path) : await storage.get(path);
-  const storedMeta = stored && 'meta' in stored ? stored.meta : (stored as ResourceMeta | null);
+  const storage = ctx.platform.storage;
+  const held = storage.held?.(path);
+  if (held) return getStored(ctx, headOnly, accept, range, held);
+  return (headOnly ? storage.head(path) : storage.get(path)).then((stored) => getStored(ctx, headOnly, accept, range, stored));
+}
+
+async function getContainer(ctx: LdpContext, headOnly: boolean, accept: readonly MediaRange[]): Promise<Response> {
+  const { path } = ctx;
+  const storage = ctx.platform.storage;
+  const container = await storage.head(path);
+  if (!container) throw notFound();
+  const { meta: listed, listing } = await listedContainer(storage, container);
+  const offers = generatedRdfOutputs(ctx.config.conneg);
+  const type = negotiate(accept, offers);
+  // JSON-LD is the listing's default form; another media type is another representation, with a tag of its own.
+  const meta = type !== null && type !== JSON_LD ? { ...listed, etag: representationEtag(listed.etag, type) } : listed;
+  const headers = await resourceHeaders(ctx, path, meta);
+  const early = preconditionResponse(ctx, meta, headers);
+  if (early) return early;
+  const podRoot = await podRootResponse(ctx, listing, headers, headOnly);
+  if (podRoot) return podRoot;
+  if (!type) throw notAcceptable(ctx, offers);
+  headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
+  if (headOnly) return finishedResponse(ctx, null, 200, headers);
+  const url = (p: string) => urlFor(ctx, p);
+  const bodies = listingBodiesOf(storage, () => cacheBudgets(ctx.config.cacheSize).listingBodies);
+  const body = await bodies.body(
+    listing,
+    `${path} ${ctx.url.origin} ${type}`,
+    type === JSON_LD ? jsonLdBodies(url, listing.members.length) : type === TURTLE ? turtleBodies(url, listing.members.length) : () => serializeQuads(listingToQuads(listing, url), type, urlFor(ctx, path)),
+  );
+  return finishedResponse(ctx, body, 200, headers);
+}
+
+/** A stored resource being read: what it is, what was negotiated, what the request asked. */
+interface StoredRead {
+  stored: StoredBody | ResourceMeta;
+  /** Its metadata, with the ETag of the representation served. */
+  meta: ResourceMeta;
+  storedType: string;
+  storedEssence: string;
+  /** The RDF syntax negotiated, for an RDF document. */
+  rdfType: string | null;
+  accept: readonly MediaRange[];
+  range: ReturnType<typeof parseRange>;
+  headOnly: boolean;
+  /** Releases a body being streamed (undefined: nothing to release, as for bytes held in memory). */
+  cancel: () => Promise<void> | undefined;
+}
+
+function getStored(ctx: LdpContext, headOnly: boolean, accept: readonly MediaRange[], range: ReturnType<typeof parseRange>, stored: StoredBody | ResourceMeta | null): Response | Promise<Response> {
+  const storedMeta = stored && 'meta' in stored ? stored.meta : stored;
   if (!storedMeta) throw notFound();
-  const cancel = () => (stored && 'body' in stored ? stored.body.cancel() : undefined);
+  const cancel = () => (stored && 'body' in stored && !stored.bytes ? stored.body.cancel() : undefined);
   const storedType = storedMeta.contentType ?? 'application/octet-stream';
   const storedEssence = essenceOf(storedType);
   let rdfType: string | null = null;
@@ -186,25 +216,43 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     const convertible = storedMeta.size <= ctx.config.maxRdfSize;
     const offers = convertible ? offersFor(ctx, storedEssence) : [storedEssence];
     rdfType = negotiate(accept, offers);
-    if (!rdfType) {
-      await cancel();
-      throw convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence);
-    }
+    if (!rdfType) return refused(cancel, convertible ? notAcceptable(ctx, offers) : tooLargeToConvert(ctx, storedEssence));
   }
   // A converted document is another representation, with a tag of its own.
   const meta = rdfType !== null && rdfType !== storedEssence ? { ...storedMeta, etag: representationEtag(storedMeta.etag, rdfType) } : storedMeta;
-  const made = resourceHeaders(ctx, path, meta);
-  const headers = made instanceof Promise ? await made : made;
-  const early = preconditionResponse(ctx, meta, headers);
+  const read: StoredRead = { stored: stored!, meta, storedType, storedEssence, rdfType, accept, range, headOnly, cancel };
+  const headers = resourceHeaders(ctx, ctx.path, meta);
+  return headers instanceof Promise ? headers.then((made) => answerStored(ctx, read, made)) : answerStored(ctx, read, headers);
+}
+
+async function refused(cancel: StoredRead['cancel'], problem: HttpProblem): Promise<never> {
+  await cancel();
+  throw problem;
+}
+
+function answerStored(ctx: LdpContext, read: StoredRead, headers: HeaderRecord): Response | Promise<Response> {
+  const early = preconditionResponse(ctx, read.meta, headers);
   if (early) {
-    await cancel();
-    return early;
+    const cancelled = read.cancel();
+    return cancelled ? cancelled.then(() => early) : early;
   }
   // In subdomain mode a pod's host runs its pages with the owner's origin: not a page anyone may post (an inbox).
-  if (ctx.config.subdomains && isActiveType(storedEssence)) sandboxIfOthersWrite(headers, (await ctx.access.allowedModes(ctx.caller, parentOf(path)!)).public);
+  if (ctx.config.subdomains && isActiveType(read.storedEssence)) {
+    const modes = ctx.access.allowedModes(ctx.caller, parentOf(ctx.path)!);
+    if (modes instanceof Promise) {
+      return modes.then((decided) => {
+        sandboxIfOthersWrite(headers, decided.public);
+        return representation(ctx, read, headers);
+      });
+    }
+    sandboxIfOthersWrite(headers, modes.public);
+  }
+  return representation(ctx, read, headers);
+}
 
-  if (rdfType !== null) {
-    const type = rdfType;
+function representation(ctx: LdpContext, read: StoredRead, headers: HeaderRecord): Response | Promise<Response> {
+  const { stored, meta, storedType, storedEssence, rdfType: type, headOnly } = read;
+  if (type !== null) {
     if (type === storedEssence) {
       headers['content-type'] = storedType;
       headers['content-length'] = String(meta.size);
@@ -212,33 +260,40 @@ export async function handleGet(ctx: LdpContext, headOnly: boolean): Promise<Res
     }
     headers['content-type'] = type === JSON_LD ? JSON_LD : `${type}; charset=utf-8`;
     if (headOnly) return finishedResponse(ctx, null, 200, headers);
-    return finishedResponse(ctx, await converted(ctx, stored as StoredBody, storedEssence, type), 200, headers);
+    return converted(ctx, stored as StoredBody, storedEssence, type).then((text) => finishedResponse(ctx, text, 200, headers));
   }
+  if (isHtmlType(storedType)) return pageOrAsStored(ctx, read, headers);
+  return asStored(ctx, read, headers);
+}
 
-  if (isHtmlType(storedType)) {
-    const page = await pageGraphResponse(ctx, stored as StoredBody | ResourceMeta, meta, headers, accept, headOnly);
-    if (page) return page;
-  }
+async function pageOrAsStored(ctx: LdpContext, read: StoredRead, headers: HeaderRecord): Promise<Response> {
+  return (await pageGraphResponse(ctx, read.stored, read.meta, headers, read.accept, read.headOnly)) ?? asStored(ctx, read, headers);
+}
 
-  headers['content-type'] = storedType;
+function asStored(ctx: LdpContext, read: StoredRead, headers: HeaderRecord): Response | Promise<Response> {
+  const { meta, range, headOnly } = read;
+  headers['content-type'] = read.storedType;
   headers['accept-ranges'] = 'bytes';
-  if (range && !headOnly && ifRangeHolds(ctx.request.headers.get('if-range'), meta.etag, meta.modified)) {
-    const resolved = resolveRange(range, meta.size);
-    if (!resolved) {
-      await cancel();
-      headers['content-range'] = `bytes */${meta.size}`;
-      throw new HttpProblem(416, `The requested range is outside the ${meta.size}-byte resource.`, { type: 'range-not-satisfiable', headers });
-    }
-    await cancel();
-    const partial = await storage.get(path, { range: resolved });
-    if (!partial || partial.meta.etag !== meta.etag) {
-      await partial?.body.cancel();
-      throw new HttpProblem(409, 'The resource changed while it was being read; retry the request.', { type: 'changed-while-reading' });
-    }
-    headers['content-range'] = `bytes ${resolved.start}-${resolved.end}/${meta.size}`;
-    headers['content-length'] = String(resolved.end - resolved.start + 1);
-    return finishedResponse(ctx, partial.body, 206, headers);
-  }
+  if (range && !headOnly && ifRangeHolds(ctx.request.headers.get('if-range'), meta.etag, meta.modified)) return partial(ctx, read, range, headers);
   headers['content-length'] = String(meta.size);
-  return finishedResponse(ctx, headOnly ? null : bodyOf(stored as StoredBody), 200, headers);
+  return finishedResponse(ctx, headOnly ? null : bodyOf(read.stored as StoredBody), 200, headers);
+}
+
+async function partial(ctx: LdpContext, read: StoredRead, range: NonNullable<StoredRead['range']>, headers: HeaderRecord): Promise<Response> {
+  const { meta } = read;
+  const resolved = resolveRange(range, meta.size);
+  if (!resolved) {
+    await read.cancel();
+    headers['content-range'] = `bytes */${meta.size}`;
+    throw new HttpProblem(416, `The requested range is outside the ${meta.size}-byte resource.`, { type: 'range-not-satisfiable', headers });
+  }
+  await read.cancel();
+  const part = await ctx.platform.storage.get(ctx.path, { range: resolved });
+  if (!part || part.meta.etag !== meta.etag) {
+    await part?.body.cancel();
+    throw new HttpProblem(409, 'The resource changed while it was being read; retry the request.', { type: 'changed-while-reading' });
+  }
+  headers['content-range'] = `bytes ${resolved.start}-${resolved.end}/${meta.size}`;
+  headers['content-length'] = String(resolved.end - resolved.start + 1);
+  return finishedResponse(ctx, part.body, 206, headers);
 }

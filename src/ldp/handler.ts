@@ -23,24 +23,30 @@ async function handleOptions(ctx: LdpContext): Promise<Response> {
  * access denials carry WAC-Allow too: it depends on the ACLs only, so it reveals nothing about what exists.
  * A 404 also says how the caller may create the resource (see not-found.ts).
  */
-export async function handleLdp(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
+export function handleLdp(ctx: LdpContext, patch: PatchHandler): Response | Promise<Response> {
+  let answer: Response | Promise<Response>;
   try {
-    return await dispatch(ctx, patch);
+    answer = dispatch(ctx, patch);
   } catch (error) {
-    // A name spelled otherwise than on a disk that folds names, met before or after the access check: said
-    // only to whoever may list the directory holding it (else this throws their denial for it).
-    if (error instanceof SpelledOtherwiseError) await ctx.access.require(ctx.caller, [{ path: error.directory, anyOf: ['read'] }]);
-    if (error instanceof HttpProblem && error.status === 404) {
-      for (const [name, value] of await notFoundHeaders(ctx)) if (!error.headers.has(name)) error.headers.set(name, value);
-    } else if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {
-      error.headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, ctx.path)));
-    }
-    throw error;
+    return withErrorHeaders(ctx, error);
   }
+  // A warm GET's answer comes at once (get.ts) and goes on so.
+  return answer instanceof Promise ? answer.catch((error: unknown) => withErrorHeaders(ctx, error)) : answer;
 }
 
-/** Not async itself: the method handler's promise is handed on as it is, with no promise of its own around it. */
-function dispatch(ctx: LdpContext, patch: PatchHandler): Promise<Response> {
+async function withErrorHeaders(ctx: LdpContext, error: unknown): Promise<never> {
+  // A name spelled otherwise than on a disk that folds names, met before or after the access check: said
+  // only to whoever may list the directory holding it (else this throws their denial for it).
+  if (error instanceof SpelledOtherwiseError) await ctx.access.require(ctx.caller, [{ path: error.directory, anyOf: ['read'] }]);
+  if (error instanceof HttpProblem && error.status === 404) {
+    for (const [name, value] of await notFoundHeaders(ctx)) if (!error.headers.has(name)) error.headers.set(name, value);
+  } else if (error instanceof HttpProblem && error.status !== 401 && error.status !== 403 && !error.headers.has('WAC-Allow')) {
+    error.headers.set('WAC-Allow', formatWacAllow(await ctx.access.allowedModes(ctx.caller, ctx.path)));
+  }
+  throw error;
+}
+
+function dispatch(ctx: LdpContext, patch: PatchHandler): Response | Promise<Response> {
   const method = ctx.request.method;
   if (ctx.config.readOnly && WRITE_METHODS.has(method)) {
     throw new HttpProblem(405, 'This server is read-only (--read-only).', {

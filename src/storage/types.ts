@@ -66,6 +66,11 @@ export interface StorageDriver {
   head(path: string): Promise<ResourceMeta | null>;
   /** `range.end` is inclusive; the driver clamps it to the size. */
   get(path: string, options?: { range?: { start: number; end?: number } }): Promise<StoredBody | null>;
+  /**
+   * Optional: a resource's bytes, at once, when the driver holds a copy it may serve without looking at the
+   * store (a small file read lately); undefined when it must be read with `get`. A warm GET awaits nothing.
+   */
+  held?(path: string): StoredBody | undefined;
   /** Returns null when `ifMatch`/`ifNoneMatch` does not hold. Creates missing ancestor containers. */
   put(path: string, body: PutBody, options: PutOptions): Promise<PutResult | null>;
   /** Creates the container and its missing ancestors. Returns null when it already exists. */

@@ -14,6 +14,7 @@ export function wrapWrites(inner: StorageDriver, writes: WriteOverrides): Storag
     capabilities: inner.capabilities,
     head: (path) => inner.head(path),
     get: (path, options) => inner.get(path, options),
+    held: inner.held ? (path) => inner.held!(path) : undefined,
     createContainer: writes.createContainer ? (path) => writes.createContainer!(path) : (path) => inner.createContainer(path),
     list: (container) => inner.list(container),
     children: inner.children ? (container) => inner.children!(container) : undefined,

@@ -206,12 +206,15 @@ export class WebAccessControl implements AccessControl {
   #allowedModes(caller: Caller, path: string): AllowedModes | Promise<AllowedModes> {
     let evaluation: Evaluation | undefined;
     const evaluate = () => (evaluation ??= this.#evaluation(caller));
-    const withPublic = (granted: Decision): AllowedModes | Promise<AllowedModes> => {
-      const anyone = caller.webId === null ? granted : this.#decision(caller, path, true, evaluate);
-      return anyone instanceof Promise ? anyone.then((decided) => allowedFrom(caller, path, granted, decided)) : allowedFrom(caller, path, granted, anyone);
-    };
     const granted = this.#decision(caller, path, false, evaluate);
-    return granted instanceof Promise ? granted.then(withPublic) : withPublic(granted);
+    if (granted instanceof Promise) return granted.then((decided) => this.#withPublic(caller, path, decided, evaluate));
+    return this.#withPublic(caller, path, granted, evaluate);
+  }
+
+  #withPublic(caller: Caller, path: string, granted: Decision, evaluate: () => Evaluation): AllowedModes | Promise<AllowedModes> {
+    const anyone = caller.webId === null ? granted : this.#decision(caller, path, true, evaluate);
+    if (anyone instanceof Promise) return anyone.then((decided) => allowedFrom(caller, path, granted, decided));
+    return allowedFrom(caller, path, granted, anyone);
   }
 
   version(): Promise<number> {
