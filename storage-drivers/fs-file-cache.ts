@@ -1,6 +1,8 @@
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import { stringBytes } from '../src/storage/cache-budget.ts';
-import type { ResourceMeta } from '../src/storage/types.ts';
+import { bytesToStream } from '../src/storage/body.ts';
+import type { ResourceMeta, StoredBody } from '../src/storage/types.ts';
+import { withBytes } from './fs-read.ts';
 import type { SidecarRecord } from './fs-sidecar.ts';
 
 /** What a file's entry keeps besides its body: the key, the metadata object and its strings, the map entry. */
@@ -46,6 +48,22 @@ export class FileCache {
     const cached = this.#files.get(path);
     if (!cached || performance.now() - cached.checkedAt >= this.#revalidateAfterMs || DOT_SEGMENT.test(path)) return undefined;
     return cached;
+  }
+
+  /** A fresh copy's bytes as a stored body, if it may be served without checking the file. */
+  freshBody(path: string): StoredBody | undefined {
+    const fresh = this.fresh(path);
+    return fresh?.bytes ? withBytes(fresh.meta, fresh.bytes) : undefined;
+  }
+
+  /** A small file read whole: kept as the cached body, or the range asked for cut from it. */
+  smallBody(path: string, meta: ResourceMeta, bytes: Uint8Array, range: { start: number; end?: number } | undefined, writes: number): StoredBody {
+    if (!range) {
+      if (bytes.byteLength === meta.size) this.remember(path, meta, bytes, writes);
+      return withBytes(meta, bytes);
+    }
+    const end = Math.min(range.end ?? meta.size - 1, meta.size - 1);
+    return { meta, body: bytesToStream(bytes.subarray(range.start, end + 1)), range: { start: range.start, end } };
   }
 
   /** What is cached of a file, however old (to be checked against the file's ETag). */

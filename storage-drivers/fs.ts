@@ -1,7 +1,6 @@
 import { lstat, mkdir, unlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bytesToStream } from '../src/storage/body.ts';
 import { KeyedLock } from '../src/storage/keyed-lock.ts';
 import { BlockingCalls } from './fs-blocking.ts';
 import { errorCode, makeDirectoryTree, makeParents, matchesKind, metaFromStats, removeEmptyDirectory, statOf, statOfSync } from './fs-entries.ts';
@@ -188,9 +187,7 @@ export class FsDriver implements StorageDriver {
   }
 
   held(path: string): StoredBody | undefined {
-    if ((this.spellings && !this.spellings.knownSpelled(path)) || path.endsWith('/')) return undefined;
-    const fresh = this.cache.fresh(path);
-    return fresh?.bytes ? withBytes(fresh.meta, fresh.bytes) : undefined;
+    return (this.spellings && !this.spellings.knownSpelled(path)) || path.endsWith('/') ? undefined : this.cache.freshBody(path);
   }
 
   async get(path: string, options?: { range?: { start: number; end?: number } }, attempt = 1): Promise<StoredBody | null> {
@@ -219,18 +216,8 @@ export class FsDriver implements StorageDriver {
     if (read === null) return null;
     if (read === 'changed') return this.readAgain(path, options, attempt);
     const meta = await this.fileMeta(path, read.stats);
-    if ('bytes' in read) return this.smallBody(path, meta, read.bytes, options?.range, writes);
+    if ('bytes' in read) return this.cache.smallBody(path, meta, read.bytes, options?.range, writes);
     return { meta, body: read.body, ...(read.range && { range: read.range }) };
-  }
-
-  /** A small file read whole: kept as the cached body, or the range asked for cut from it. */
-  private smallBody(path: string, meta: ResourceMeta, bytes: Uint8Array, range: { start: number; end?: number } | undefined, writes: number): StoredBody {
-    if (!range) {
-      if (bytes.byteLength === meta.size) this.cache.remember(path, meta, bytes, writes);
-      return withBytes(meta, bytes);
-    }
-    const end = Math.min(range.end ?? meta.size - 1, meta.size - 1);
-    return { meta, body: bytesToStream(bytes.subarray(range.start, end + 1)), range: { start: range.start, end } };
   }
 
   /** A small file that changed while it was read (a spare written into again, see fs-spares.ts): read again. */
