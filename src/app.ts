@@ -23,7 +23,8 @@ import { servedAtBaseUrl } from './http/public-origin.ts';
 import { AuthorizedApps } from './idp/authorized-apps.ts';
 import { idpFeature, loginNeededFeature } from './idp/descriptor.ts';
 import { invitesFeature } from './invites/descriptor.ts';
-import type { Change, LdpContext } from './ldp/context.ts';
+import { RequestContext, type Change, type LdpContext } from './ldp/context.ts';
+import { requestPath } from './http/request-origin.ts';
 import { handleLdp } from './ldp/handler.ts';
 import { handlePatchWhenLoaded } from './ldp/patch-loader.ts';
 import { rateLimiter } from './limits/rate-limit.ts';
@@ -304,8 +305,10 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     return authenticated instanceof Promise ? authenticated.then((caller) => answerLdpAs(request, caller)) : answerLdpAs(request, authenticated);
   };
   const answerLdpAs = (request: Request, caller: Caller): Response | Promise<Response> => {
-    const url = new URL(request.url);
-    const ctx: LdpContext = { request, url, path: storagePathFromUrlPath(localPathOf(config, url)), caller, config, platform, access, changes: [] };
+    // Without pod hosts the path alone names the resource, and a warm read needs no more of the URL: not parsed.
+    const rawPath = podHosts ? null : requestPath(request.url);
+    const url = rawPath === null ? new URL(request.url) : undefined;
+    const ctx = new RequestContext(request, storagePathFromUrlPath(rawPath ?? localPathOf(config, url!)), caller, config, platform, access, url);
     const answer = handleLdp(ctx, handlePatchWhenLoaded);
     return answer instanceof Promise ? answer.then((response) => publishedFrom(ctx, response)) : publishedFrom(ctx, answer);
   };

@@ -18,6 +18,32 @@ export interface LdpContext {
   readonly changes: Change[];
 }
 
+/** The LdpContext of a request, its URL parsed on first use: a warm read needs only the path (`requestPath`). */
+export class RequestContext implements LdpContext {
+  readonly request: Request;
+  readonly path: string;
+  readonly caller: Caller;
+  readonly config: Config;
+  readonly platform: Platform;
+  readonly access: AccessControl;
+  readonly changes: Change[] = [];
+  #url: URL | undefined;
+
+  constructor(request: Request, path: string, caller: Caller, config: Config, platform: Platform, access: AccessControl, url?: URL) {
+    this.request = request;
+    this.path = path;
+    this.caller = caller;
+    this.config = config;
+    this.platform = platform;
+    this.access = access;
+    this.#url = url;
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.request.url));
+  }
+}
+
 export interface Change {
   path: string;
   kind: 'create' | 'update' | 'delete';
