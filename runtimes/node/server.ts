@@ -20,8 +20,11 @@ import type { watchStorageFiles } from './storage-watcher.ts';
 import { openStorage } from './storage.ts';
 import type { StorageDriver } from '../../src/storage/types.ts';
 
-/** Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. */
-const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$|\?)|\\|%5c/i;
+/**
+ * Dot segments and backslashes in the raw request target; URL parsing would silently resolve them. A segment
+ * ends at `/`, `?`, `#` (a fragment sent by a careless client) or the end.
+ */
+const UNSAFE_RAW_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:[/?#]|$)|\\|%5c/i;
 
 function rawPathOf(url: string | undefined): string {
   const target = url ?? '/';
