@@ -296,19 +296,18 @@ export function createApp(config: Config, runtimePlatform: Platform): App {
     app.all('*', ldpRoute);
   }
 
-  /**
-   * What the LDP route answers: every request no other route took. A warm GET (caller known, decisions and
-   * bytes held) is answered at once, with no promise: see handleGet.
-   */
+  /** What the LDP route answers: every request no other route took; a warm GET at once (see handleGet). */
   const answerLdp = (request: Request, authenticateWith = authenticate): Response | Promise<Response> => {
-    const authenticated = authenticateWith(request);
-    return authenticated instanceof Promise ? authenticated.then((caller) => answerLdpAs(request, caller)) : answerLdpAs(request, authenticated);
-  };
-  const answerLdpAs = (request: Request, caller: Caller): Response | Promise<Response> => {
     // Without pod hosts the path alone names the resource, and a warm read needs no more of the URL: not parsed.
     const rawPath = podHosts ? null : requestPath(request.url);
     const url = rawPath === null ? new URL(request.url) : undefined;
-    const ctx = new RequestContext(request, storagePathFromUrlPath(rawPath ?? localPathOf(config, url!)), caller, config, platform, access, url);
+    // Before the credentials: a path refused (400) costs no token check.
+    const path = storagePathFromUrlPath(rawPath ?? localPathOf(config, url!));
+    const authenticated = authenticateWith(request);
+    return authenticated instanceof Promise ? authenticated.then((caller) => answerLdpAs(request, path, url, caller)) : answerLdpAs(request, path, url, authenticated);
+  };
+  const answerLdpAs = (request: Request, path: string, url: URL | undefined, caller: Caller): Response | Promise<Response> => {
+    const ctx = new RequestContext(request, path, caller, config, platform, access, url);
     const answer = handleLdp(ctx, handlePatchWhenLoaded);
     return answer instanceof Promise ? answer.then((response) => publishedFrom(ctx, response)) : publishedFrom(ctx, answer);
   };

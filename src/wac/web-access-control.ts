@@ -178,16 +178,20 @@ export class WebAccessControl implements AccessControl {
     let evaluation: Evaluation | undefined;
     const evaluate = () => (evaluation ??= this.#evaluation(caller));
     const checked = withoutAuxiliaryParents(requirements);
-    for (const requirement of checked) {
+    for (let index = 0; index < checked.length; index++) {
+      const requirement = checked[index]!;
       const granted = this.#decision(caller, requirement.path, false, evaluate);
-      if (granted instanceof Promise || caller.scopes) return this.#requireAwaited(caller, checked, evaluate);
+      // From here on awaited, starting with the decision in hand: a promise dropped here would reject unhandled.
+      if (granted instanceof Promise || caller.scopes) return this.#requireAwaited(caller, checked.slice(index), granted, evaluate);
       if (!requirement.anyOf.some((mode) => granted.modes.has(mode))) throw denied(caller, requirement);
     }
   }
 
-  async #requireAwaited(caller: Caller, requirements: readonly AccessRequirement[], evaluate: () => Evaluation): Promise<void> {
-    for (const requirement of requirements) {
-      const granted = (await this.#decision(caller, requirement.path, false, evaluate)).modes;
+  /** The requirements checked in turn, the first one's decision given (made or being made). */
+  async #requireAwaited(caller: Caller, requirements: readonly AccessRequirement[], first: Decision | Promise<Decision>, evaluate: () => Evaluation): Promise<void> {
+    for (let index = 0; index < requirements.length; index++) {
+      const requirement = requirements[index]!;
+      const granted = (await (index === 0 ? first : this.#decision(caller, requirement.path, false, evaluate))).modes;
       if (!requirement.anyOf.some((mode) => granted.has(mode))) throw denied(caller, requirement);
       if (caller.scopes && !requirement.anyOf.some((mode) => withinScopes(caller, requirement.path, granted).has(mode))) {
         // A token limited by its scopes still leaves its app what anyone may do.

@@ -40,6 +40,21 @@ describe('WebAccessControl', () => {
     expect(walks).toBe(1);
   });
 
+  it('awaits the decision it started when a later requirement needs reading: its failure is the answer, not an unhandled rejection', async () => {
+    const storage = new MemoryDriver();
+    const cache = new AclCache(storage, () => undefined, () => 0);
+    const access = new WebAccessControl(storage, cache, { ownerOf: async () => null, version: () => 0 });
+    await storage.put('/box/.acl', publicAcl('Read'), { contentType: 'text/turtle' });
+    const caller = (): Caller => ({ webId: null, origin: null, serverOrigin: 'http://localhost' });
+    await access.require(caller(), [{ path: '/box/a', anyOf: ['read'] }]);
+    const read = storage.get.bind(storage);
+    storage.get = (path, options) => (path.startsWith('/other/') ? Promise.reject(new Error('disk unreadable')) : read(path, options));
+    // An ACL written while the check waits on its first (held) decision: the second one is made again after it.
+    queueMicrotask(() => cache.invalidate('/elsewhere/.acl'));
+    const both = access.require(caller(), [{ path: '/box/a', anyOf: ['read'] }, { path: '/other/b', anyOf: ['read'] }]);
+    await expect(both).rejects.toThrow('disk unreadable');
+  });
+
   it('keeps a decision no longer than the oldest ACL document it came from, for changes made on disk', async () => {
     const storage = new MemoryDriver();
     let now = 0;
