@@ -222,16 +222,22 @@ function getStored(ctx: LdpContext, headOnly: boolean, accept: readonly MediaRan
   const meta = rdfType !== null && rdfType !== storedEssence ? { ...storedMeta, etag: representationEtag(storedMeta.etag, rdfType) } : storedMeta;
   const read: StoredRead = { stored: stored!, meta, storedType, storedEssence, rdfType, accept, range, headOnly, cancel };
   const headers = resourceHeaders(ctx, ctx.path, meta);
-  return headers instanceof Promise ? headers.then((made) => answerStored(ctx, read, made)) : answerStored(ctx, read, headers);
+  return headers instanceof Promise ? headers.then((made) => answerStored(ctx, read, made), (error: unknown) => refused(cancel, error)) : answerStored(ctx, read, headers);
 }
 
-async function refused(cancel: StoredRead['cancel'], problem: HttpProblem): Promise<never> {
+/** Releases the body being read, then fails: a refusal must not leave a file open until garbage collection. */
+async function refused(cancel: StoredRead['cancel'], problem: unknown): Promise<never> {
   await cancel();
   throw problem;
 }
 
 function answerStored(ctx: LdpContext, read: StoredRead, headers: HeaderRecord): Response | Promise<Response> {
-  const early = preconditionResponse(ctx, read.meta, headers);
+  let early: Response | null;
+  try {
+    early = preconditionResponse(ctx, read.meta, headers);
+  } catch (error) {
+    return refused(read.cancel, error);
+  }
   if (early) {
     const cancelled = read.cancel();
     return cancelled ? cancelled.then(() => early) : early;
@@ -240,10 +246,13 @@ function answerStored(ctx: LdpContext, read: StoredRead, headers: HeaderRecord):
   if (ctx.config.subdomains && isActiveType(read.storedEssence)) {
     const modes = ctx.access.allowedModes(ctx.caller, parentOf(ctx.path)!);
     if (modes instanceof Promise) {
-      return modes.then((decided) => {
-        sandboxIfOthersWrite(headers, decided.public);
-        return representation(ctx, read, headers);
-      });
+      return modes.then(
+        (decided) => {
+          sandboxIfOthersWrite(headers, decided.public);
+          return representation(ctx, read, headers);
+        },
+        (error: unknown) => refused(read.cancel, error),
+      );
     }
     sandboxIfOthersWrite(headers, modes.public);
   }

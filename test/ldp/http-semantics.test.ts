@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeApp } from '../support/app.ts';
+import { MemoryDriver } from '../../storage-drivers/memory.ts';
 
 const PAST = 'Thu, 26 Nov 2020 12:07:19 GMT';
 const FUTURE = 'Thu, 26 Nov 2099 12:07:19 GMT';
@@ -129,5 +130,28 @@ describe('representations in several media types (RFC 9110 §8.8.1)', () => {
     const turtle = (await request('/doc', { headers: { accept: 'text/turtle' } })).headers.get('etag')!;
     expect((await request('/doc', { method: 'PUT', body: doc, headers: { 'content-type': 'application/ld+json', 'if-match': turtle } })).status).toBe(204);
     expect((await request('/doc', { method: 'PUT', body: doc, headers: { 'content-type': 'application/ld+json', 'if-match': turtle } })).status).toBe(412);
+  });
+});
+
+describe('a read refused by its preconditions', () => {
+  it('releases the body it opened (412 for If-Match and If-Unmodified-Since), as a 304 does', async () => {
+    let cancelled = 0;
+    class CountingDriver extends MemoryDriver {
+      override async get(path: string, options?: { range?: { start: number; end?: number } }) {
+        const stored = await super.get(path, options);
+        if (stored) {
+          const cancel = stored.body.cancel.bind(stored.body);
+          stored.body.cancel = (reason?: unknown) => (cancelled++, cancel(reason));
+        }
+        return stored;
+      }
+    }
+    const { request } = makeApp({ public: true }, new CountingDriver());
+    expect((await request('/big.txt', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(100_000) })).status).toBe(201);
+    const etag = (await request('/big.txt', { method: 'HEAD' })).headers.get('etag')!;
+    expect((await request('/big.txt', { headers: { 'if-match': '"other"' } })).status).toBe(412);
+    expect((await request('/big.txt', { headers: { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' } })).status).toBe(412);
+    expect((await request('/big.txt', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect(cancelled).toBe(3);
   });
 });
