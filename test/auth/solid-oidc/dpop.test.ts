@@ -80,6 +80,18 @@ describe('DPoP-bound Solid-OIDC tokens', () => {
     await expectRefused(await dpopRequest(PRIVATE, token, await client.proof('GET', 'https://pod.test/alice/private/')), 'invalid_dpop_proof', /made for/);
   });
 
+  it('check a request\'s path before its credentials: a refused path (400) costs no issuer lookup', async () => {
+    const other = await startTestIssuer();
+    try {
+      const token = await other.token({ webid: other.profile('/people/carol', [other.issuer]), cnf: { jkt: client.jkt } });
+      const refused = `${BASE}/alice/a%2fb`;
+      expect((await dpopRequest(refused, token, await client.proof('GET', refused))).status).toBe(400);
+      expect(other.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuse a replayed proof', async () => {
     const token = await boundToken();
     const proof = await client.proof('GET', PRIVATE);
