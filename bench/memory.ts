@@ -41,7 +41,8 @@ const connections = positiveCount('connections', values.connections);
 const directory = join(import.meta.dirname, '..', '.bench', 'heap');
 await mkdir(directory, { recursive: true });
 const extra = values['node-options'].split(' ').filter(Boolean);
-const probe = join(directory, 'memory-probe.json');
+// One file a run, so two runs at once do not read each other's peaks.
+const probe = join(directory, `memory-probe-${process.pid}.json`);
 
 const docdb = values.docdb ? await startBenchDocdb((line) => console.log(line)) : null;
 const spec = docdb ? withDocdb(OURS, docdb) : OURS;
