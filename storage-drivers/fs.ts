@@ -231,7 +231,7 @@ export class FsDriver implements StorageDriver {
     if (options.ifMatch !== undefined && !(await this.head(path))) return null;
     // The temp file goes in the root, so a body refused part-way (413, aborted) leaves no new containers.
     // Rename and link keep the inode and mtime, so the temp file's stats are the new version's.
-    // A small body given whole is kept as the cached body of the new version: the next read (a PATCH's) opens no file.
+    // A small body given whole is kept as the cached body of a file's new version: the next read (a PATCH's) opens no file.
     const bytes = typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body.slice() : undefined;
     const small = bytes !== undefined && bytes.byteLength <= SMALL_BODY && this.blocking.allowed;
     const write = small ? await this.temps.writeSmall(bytes) : await this.temps.writeLarge(bytes ?? body);
@@ -281,10 +281,14 @@ export class FsDriver implements StorageDriver {
         this.fileChanged(path, listingWrite, member);
         listed = true;
         this.spellings?.added(path);
-        // What was just written is known exactly: the next HEAD or precondition check needs no lstat.
         const meta = { ...member, contentType: options.contentType };
-        this.cache.rememberSidecar(path, sidecar);
-        this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
+        // A new version of a file is known exactly: the next read or precondition check (a PATCH's) needs no
+        // lstat and opens no file. A new file is left out (written around the caches): a bulk import or a
+        // stream of POSTs would otherwise push out what is being read, for files nobody may read again.
+        if (before) {
+          this.cache.rememberSidecar(path, sidecar);
+          this.cache.remember(path, meta, bytes && bytes.byteLength <= SMALL_BODY ? bytes : undefined, this.cache.writes);
+        }
         return {
           meta,
           created: !before,

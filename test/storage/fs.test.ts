@@ -196,8 +196,10 @@ describe('fs driver caches', () => {
     expect(await driver.get('/c/doc.txt')).toBeNull();
   });
 
-  it('keeps the body a write was given, so the next read within revalidateAfterMs opens no file', async () => {
+  it('keeps the body a write of a new version was given, so the next read within revalidateAfterMs opens no file', async () => {
     const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000 });
+    await driver.put('/w/doc.ttl', '<a> <b> "first" .', { contentType: 'text/turtle' });
+    await driver.put('/w/bin', 'first', { contentType: 'application/octet-stream' });
     await driver.put('/w/doc.ttl', '<a> <b> "written" .', { contentType: 'text/turtle' });
     await driver.put('/w/bin', new TextEncoder().encode('bytes'), { contentType: 'application/octet-stream' });
     // Changed behind the driver's back: a read that went to the file would see it.
@@ -205,6 +207,19 @@ describe('fs driver caches', () => {
     await writeFile(join(driver.root, 'w', 'bin'), 'other');
     expect(await text(driver, '/w/doc.ttl')).toBe('<a> <b> "written" .');
     expect(await text(driver, '/w/bin')).toBe('bytes');
+  });
+
+  it('leaves a new file out of the caches, so a stream of new files does not push out what is being read', async () => {
+    // 24 KB in all: 8 KB of small bodies, so a few hundred new files of 1 KB would fill it many times over.
+    const driver = await FsDriver.open((await freshDriver()).root, { revalidateAfterMs: 60_000, cacheBytes: 24 * 1024 });
+    await driver.put('/hot/doc.txt', 'read often', { contentType: 'text/plain' });
+    expect(await text(driver, '/hot/doc.txt')).toBe('read often');
+    for (let i = 0; i < 300; i++) await driver.put(`/import/f${i}.txt`, 'x'.repeat(1024), { contentType: 'text/plain' });
+    // Changed behind the driver's back: a read that went to the file would see it.
+    await writeFile(join(driver.root, 'hot', 'doc.txt'), 'edited ...');
+    await writeFile(join(driver.root, 'import', 'f299.txt'), 'edited');
+    expect(await text(driver, '/hot/doc.txt')).toBe('read often');
+    expect(await text(driver, '/import/f299.txt')).toBe('edited');
   });
 
   it('serves a cached body without looking at the file for revalidateAfterMs, but never a dot-file', async () => {
