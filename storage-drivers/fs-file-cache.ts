@@ -5,9 +5,18 @@ import type { ResourceMeta, StoredBody } from '../src/storage/types.ts';
 import { withBytes } from './fs-read.ts';
 import type { SidecarRecord } from './fs-sidecar.ts';
 
-/** What a file's entry keeps besides its body: the key, the metadata object and its strings, the map entry. */
-const FILE_ENTRY_BYTES = 320;
-const SIDECAR_ENTRY_BYTES = 96;
+/**
+ * What a file's entry keeps alive besides its path, its ETag and its body's bytes: the map's slot and the
+ * cache's entry object, the CachedFile and its time, the ResourceMeta with its date and its content type. These
+ * constants were measured with `npm run bench:cache-weights` (docs/decisions.md, "Caches and their bounds").
+ */
+const FILE_ENTRY_BYTES = 600;
+/** A cached body's Uint8Array and ArrayBuffer, and the backing store's record outside the heap. */
+const BODY_OBJECTS_BYTES = 200;
+/** A sidecar's entry besides its path: the map's slot and the cache's entry object. */
+const SIDECAR_ENTRY_BYTES = 144;
+/** A sidecar record's object (and its `previous`'s), besides their strings. */
+const SIDECAR_RECORD_BYTES = 32;
 
 /** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
 const DOT_SEGMENT = /\/\./;
@@ -34,8 +43,8 @@ export class FileCache {
   /** `budgets` in bytes: the bodies with their metadata, and the sidecars. */
   constructor(revalidateAfterMs: number, budgets: { fileBodies: number; fileTypes: number }) {
     this.#revalidateAfterMs = revalidateAfterMs;
-    this.#files = new BoundedCache(budgets.fileBodies, (entry) => (entry.bytes?.byteLength ?? 0) + 2 * stringBytes(entry.meta.path) + FILE_ENTRY_BYTES);
-    this.#sidecars = new BoundedCache(budgets.fileTypes, (record, path) => stringBytes(path) + SIDECAR_ENTRY_BYTES + (record ? 2 * stringBytes(JSON.stringify(record)) : 0));
+    this.#files = new BoundedCache(budgets.fileBodies, fileBytes);
+    this.#sidecars = new BoundedCache(budgets.fileTypes, sidecarBytes);
   }
 
   /** Taken before a read; `remember*` keeps the result only if no write happened since. */
@@ -100,4 +109,16 @@ export class FileCache {
     this.#files.delete(path);
     this.#sidecars.delete(path);
   }
+}
+
+/** What a file's entry keeps alive: the key is the metadata's path; a body keeps its whole buffer (a view would keep more than its bytes). */
+function fileBytes(entry: CachedFile, path: string): number {
+  return FILE_ENTRY_BYTES + stringBytes(path) + stringBytes(entry.meta.etag) + (entry.bytes ? BODY_OBJECTS_BYTES + entry.bytes.buffer.byteLength : 0);
+}
+
+function sidecarBytes(record: SidecarRecord | null, path: string): number {
+  let bytes = SIDECAR_ENTRY_BYTES + stringBytes(path);
+  if (record) bytes += SIDECAR_RECORD_BYTES + stringBytes(record.contentType);
+  if (record?.previous) bytes += SIDECAR_RECORD_BYTES + stringBytes(record.previous.etag) + stringBytes(record.previous.contentType);
+  return bytes;
 }

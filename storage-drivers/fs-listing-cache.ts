@@ -5,8 +5,11 @@ import type { ResourceMeta } from '../src/storage/types.ts';
 
 /** How long a listing is reused before a scan looks again: bounds how stale it gets after files change outside svc. */
 const MAX_AGE_MS = 2000;
-/** What a member's metadata keeps alive besides its path: the object, its ETag string, the array slot. */
-const MEMBER_BYTES = 120;
+/**
+ * What a member keeps alive besides its path and ETag: the ResourceMeta and its date, the array's slot, the
+ * path's cons string (container + name) over its flat copy. Measured with `npm run bench:cache-weights`.
+ */
+const MEMBER_BYTES = 190;
 
 /** What identifies one state of a directory: a new entry, removal or rename changes its mtime. */
 export interface DirectoryVersion {

@@ -16,6 +16,11 @@ export class BoundedCache<K, V> {
     this.#weigh = weigh;
   }
 
+  /** What the entries weigh in all, as their `weigh` said. */
+  get weight(): number {
+    return this.#weight;
+  }
+
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;

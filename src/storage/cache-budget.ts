@@ -29,5 +29,12 @@ export function cacheBudgets(bytes: number): CacheBudgets {
   return budgets;
 }
 
-/** Roughly what a string keeps alive in the heap. */
-export const stringBytes = (text: string) => 16 + text.length;
+/** A character outside Latin-1: V8 then keeps the whole string in two bytes a character. */
+const WIDE = /[^\x00-\xff]/;
+
+/**
+ * What a string keeps alive in V8's heap: a 16-byte header, one byte a character (two when one is outside
+ * Latin-1), in steps of 8 bytes. The test reads the whole string, which makes one built in pieces (a tree of
+ * cons strings) flat: a cached string is then one copy, not its pieces.
+ */
+export const stringBytes = (text: string) => 16 + Math.ceil(((WIDE.test(text) ? 2 : 1) * text.length) / 8) * 8;

@@ -24,9 +24,13 @@ interface LoadedDocument {
 
 /** The default bound of the parsed documents, in bytes (the server passes its share of --cache-size). */
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
-/** What an authorization's object, its arrays and its mode set keep alive besides their strings. */
-const AUTHORIZATION_BYTES = 400;
-const ENTRY_BYTES = 128;
+/**
+ * What an authorization keeps alive besides its strings: its object, six arrays, the set of modes. Measured
+ * with `npm run bench:cache-weights` (docs/decisions.md, "Caches and their bounds").
+ */
+const AUTHORIZATION_BYTES = 1100;
+/** A document's entry besides its path and authorizations: the map's slot, the cache's entry, the object and its time. */
+const ENTRY_BYTES = 176;
 /**
  * How long a parsed ACL document is trusted without reading it again. Writes through this process invalidate
  * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.
@@ -164,7 +168,7 @@ export class AclCache {
   }
 }
 
-/** Roughly what a parsed document keeps alive. */
+/** What a parsed document (or the word that there is none) keeps alive. */
 function bytesOf(aclPath: string, authorizations: readonly Authorization[] | null): number {
   let bytes = stringBytes(aclPath) + ENTRY_BYTES;
   for (const authorization of authorizations ?? []) {

@@ -92,8 +92,14 @@ function allowedFrom(caller: Caller, path: string, granted: Decision, anyone: De
   return { user: ALL_MODES.filter((m) => user.has(m)), public: anyone.listed };
 }
 
-/** A decision's entry besides its key: the object, its set and array, the map's slot. */
-const DECISION_BYTES = 320;
+/**
+ * What the decisions on a path keep alive (measured with `npm run bench:cache-weights`): a path's entry (the
+ * cache's slot and entry, the PathDecisions and its first map), each further map, and each decision (the
+ * object, its set and array of modes, its time, the map's slot); their keys' strings are counted besides.
+ */
+const PATH_BYTES = 340;
+const MAP_BYTES = 200;
+const DECISION_BYTES = 400;
 /** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
 const DEFAULT_DECISION_BYTES = 1024 * 1024;
 
@@ -118,7 +124,7 @@ function decisionKey(caller: Caller, path: string, anonymous: boolean): string {
  */
 interface PathDecisions {
   byServerOrigin: Map<string, Map<string, Map<string, Decision>>>;
-  /** Its weight in the bound: the path, and per decision its three strings and DECISION_BYTES. */
+  /** Its weight in the bound: PATH_BYTES and the path, MAP_BYTES and the key per map, DECISION_BYTES and the WebID per decision. */
   bytes: number;
 }
 
@@ -269,15 +275,23 @@ export class WebAccessControl implements AccessControl {
     const serverOrigin = caller.serverOrigin ?? '';
     const foreignOrigin = foreignOriginOf(caller);
     const webId = anonymous ? '' : (caller.webId ?? '');
-    const added = stringBytes(serverOrigin) + stringBytes(foreignOrigin) + stringBytes(webId) + DECISION_BYTES;
+    const webIdBytes = DECISION_BYTES + stringBytes(webId);
+    const serverOriginBytes = MAP_BYTES + stringBytes(serverOrigin);
+    const foreignOriginBytes = MAP_BYTES + stringBytes(foreignOrigin);
     let onPath = this.#decisions.peek(path);
     // A path many callers ask about starts afresh at a quarter of the bound rather than pushing the others out.
-    if (!onPath || onPath.bytes + added > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: stringBytes(path) };
+    if (!onPath || onPath.bytes + serverOriginBytes + foreignOriginBytes + webIdBytes > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: PATH_BYTES + stringBytes(path) };
     let byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
-    if (!byForeignOrigin) onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
+    if (!byForeignOrigin) {
+      onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
+      onPath.bytes += serverOriginBytes;
+    }
     let byWebId = byForeignOrigin.get(foreignOrigin);
-    if (!byWebId) byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
-    if (!byWebId.has(webId)) onPath.bytes += added;
+    if (!byWebId) {
+      byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
+      onPath.bytes += foreignOriginBytes;
+    }
+    if (!byWebId.has(webId)) onPath.bytes += webIdBytes;
     byWebId.set(webId, decision);
     // Set again, so the bound counts its new weight.
     this.#decisions.set(path, onPath);
