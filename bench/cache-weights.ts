@@ -142,7 +142,7 @@ interface Scenario {
   fill(world: World): Promise<void>;
 }
 
-const containerCount = Math.max(2, Math.round(ENTRIES / 2000));
+const containerCount = Math.max(3, Math.round(ENTRIES / 500));
 const SCENARIOS: Scenario[] = [
   {
     cache: 'fs file bodies',

@@ -9,7 +9,7 @@ const MAX_AGE_MS = 2000;
  * What a member keeps alive besides its path and ETag: the ResourceMeta and its date, the array's slot, the
  * path's cons string (container + name) over its flat copy. Measured with `npm run bench:cache-weights`.
  */
-const MEMBER_BYTES = 190;
+const MEMBER_BYTES = 120;
 
 /** What identifies one state of a directory: a new entry, removal or rename changes its mtime. */
 export interface DirectoryVersion {

@@ -70,7 +70,7 @@ export function encodePieces(pieces: Iterable<string>, sizeHint = 0): Uint8Array
  * driver's listings hold them (measured with `npm run bench:cache-weights`). A body counts the members it keeps
  * even when the driver's listing or another media type's body keeps the same ones.
  */
-const BYTES_PER_MEMBER = 300;
+const BYTES_PER_MEMBER = 250;
 /** What a body not made yet is charged per member (a Turtle member takes ~160 bytes, a JSON-LD one ~240). */
 const BODY_BYTES_PER_MEMBER_GUESS = 240;
 /** Room first made for a Turtle member's bytes (a JSON-LD one gets BODY_BYTES_PER_MEMBER_GUESS). */
@@ -93,7 +93,7 @@ export type BodyMaker = { layout: (listing: Listing) => ListingLayout; sizeHint:
  * container's ETag is the same (an unchanged container); requests that arrive while one is being made wait
  * for it. One entry per container, origin and media type: a changed container replaces its body, so no
  * body of a version nobody can ask for stays. Bounded in bytes: a body counts its encoded size plus the
- * members it keeps alive (1,000 members: ~160 KB of Turtle or ~240 KB of JSON-LD, ~160 KB of members).
+ * members it keeps alive (1,000 members: ~160 KB of Turtle or ~240 KB of JSON-LD, ~250 KB of members).
  */
 export class ListingBodies {
   readonly #entries: BoundedCache<string, CachedBody>;

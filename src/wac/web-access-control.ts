@@ -103,6 +103,14 @@ const DECISION_BYTES = 400;
 /** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
 const DEFAULT_DECISION_BYTES = 1024 * 1024;
 
+/** What a decision under these keys adds to a path's: the maps to be made for it, and itself unless it replaces one. */
+function addedBytes(onPath: PathDecisions, serverOrigin: string, foreignOrigin: string, webId: string): number {
+  const byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
+  const byWebId = byForeignOrigin?.get(foreignOrigin);
+  if (byWebId?.has(webId)) return 0;
+  return DECISION_BYTES + stringBytes(webId) + (byWebId ? 0 : MAP_BYTES + stringBytes(foreignOrigin)) + (byForeignOrigin ? 0 : MAP_BYTES + stringBytes(serverOrigin));
+}
+
 /** A foreign Origin header (one other than the origin the request came to), '' for none. */
 function foreignOriginOf(caller: Caller): string {
   return caller.origin !== null && caller.origin !== caller.serverOrigin ? caller.origin : '';
@@ -275,23 +283,14 @@ export class WebAccessControl implements AccessControl {
     const serverOrigin = caller.serverOrigin ?? '';
     const foreignOrigin = foreignOriginOf(caller);
     const webId = anonymous ? '' : (caller.webId ?? '');
-    const webIdBytes = DECISION_BYTES + stringBytes(webId);
-    const serverOriginBytes = MAP_BYTES + stringBytes(serverOrigin);
-    const foreignOriginBytes = MAP_BYTES + stringBytes(foreignOrigin);
     let onPath = this.#decisions.peek(path);
     // A path many callers ask about starts afresh at a quarter of the bound rather than pushing the others out.
-    if (!onPath || onPath.bytes + serverOriginBytes + foreignOriginBytes + webIdBytes > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: PATH_BYTES + stringBytes(path) };
+    if (!onPath || onPath.bytes + addedBytes(onPath, serverOrigin, foreignOrigin, webId) > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: PATH_BYTES + stringBytes(path) };
+    onPath.bytes += addedBytes(onPath, serverOrigin, foreignOrigin, webId);
     let byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
-    if (!byForeignOrigin) {
-      onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
-      onPath.bytes += serverOriginBytes;
-    }
+    if (!byForeignOrigin) onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
     let byWebId = byForeignOrigin.get(foreignOrigin);
-    if (!byWebId) {
-      byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
-      onPath.bytes += foreignOriginBytes;
-    }
-    if (!byWebId.has(webId)) onPath.bytes += webIdBytes;
+    if (!byWebId) byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
     byWebId.set(webId, decision);
     // Set again, so the bound counts its new weight.
     this.#decisions.set(path, onPath);
