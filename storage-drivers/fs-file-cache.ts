@@ -16,7 +16,7 @@ const BODY_OBJECTS_BYTES = 200;
 /** A sidecar's entry besides its path: the map's slot and the cache's entry object. */
 const SIDECAR_ENTRY_BYTES = 144;
 /** A sidecar record's object (and its `previous`'s), besides their strings. */
-const SIDECAR_RECORD_BYTES = 32;
+const SIDECAR_RECORD_BYTES = 64;
 
 /** Paths with a segment starting with a dot: files svc's commands and other tools edit behind the server. */
 const DOT_SEGMENT = /\/\./;

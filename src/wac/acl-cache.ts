@@ -30,7 +30,7 @@ const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
  */
 const AUTHORIZATION_BYTES = 1100;
 /** A document's entry besides its path and authorizations: the map's slot, the cache's entry, the object and its time. */
-const ENTRY_BYTES = 176;
+const ENTRY_BYTES = 208;
 /**
  * How long a parsed ACL document is trusted without reading it again. Writes through this process invalidate
  * at once; this bounds how long a change made elsewhere (an edit on disk, another Workers isolate) goes unseen.

@@ -6,7 +6,7 @@ import type { Row } from '../../bench/cache-weights.ts';
 const run = promisify(execFile);
 
 /** One workload per cache, the benchmark's sizes; enough entries (megabytes) that what a collection leaves varies little. */
-const WORKLOADS = ['fs file bodies: POST', 'fs sidecar types: POST', 'fs listings', '(Turtle)', 'conversions', 'ACL documents: GET in containers', 'WAC decisions'];
+const WORKLOADS = ['fs file bodies: GET ~90 B', 'fs sidecar types: GET ~90 B', 'fs listings', '(Turtle)', 'conversions', 'ACL documents: GET in containers', 'WAC decisions'];
 
 // A bound that its cache's entries exceed is no bound: each cache of a request's path, filled through real
 // requests, may keep alive at most a little more than the weight it accounts for (bench/cache-weights.ts).
