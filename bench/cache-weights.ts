@@ -253,7 +253,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     cache: 'WAC decisions',
-    workload: 'GET 1 KB documents (owner)',
+    workload: 'GET ~90 B documents (owner)',
     fill: async (world) => {
       for (const path of seedDocs(world, ENTRIES / 2, POST_BODY)) await world.request(path);
     },
