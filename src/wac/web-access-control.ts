@@ -103,12 +103,25 @@ const DECISION_BYTES = 400;
 /** The default bound of the decisions, in bytes (the server passes its share of --cache-size). */
 const DEFAULT_DECISION_BYTES = 1024 * 1024;
 
-/** What a decision under these keys adds to a path's: the maps to be made for it, and itself unless it replaces one. */
-function addedBytes(onPath: PathDecisions, serverOrigin: string, foreignOrigin: string, webId: string): number {
-  const byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
-  const byWebId = byForeignOrigin?.get(foreignOrigin);
-  if (byWebId?.has(webId)) return 0;
-  return DECISION_BYTES + stringBytes(webId) + (byWebId ? 0 : MAP_BYTES + stringBytes(foreignOrigin)) + (byForeignOrigin ? 0 : MAP_BYTES + stringBytes(serverOrigin));
+/** A path's decisions with none yet. */
+function noDecisions(path: string): PathDecisions {
+  return { byServerOrigin: new Map(), bytes: PATH_BYTES + stringBytes(path) };
+}
+
+/** Puts a decision into a path's, counting the maps made for it and itself unless it replaces one. */
+function putDecision(onPath: PathDecisions, serverOrigin: string, foreignOrigin: string, webId: string, decision: Decision): void {
+  let byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
+  if (!byForeignOrigin) {
+    onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
+    onPath.bytes += MAP_BYTES + stringBytes(serverOrigin);
+  }
+  let byWebId = byForeignOrigin.get(foreignOrigin);
+  if (!byWebId) {
+    byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
+    onPath.bytes += MAP_BYTES + stringBytes(foreignOrigin);
+  }
+  if (!byWebId.has(webId)) onPath.bytes += DECISION_BYTES + stringBytes(webId);
+  byWebId.set(webId, decision);
 }
 
 /** A foreign Origin header (one other than the origin the request came to), '' for none. */
@@ -283,15 +296,10 @@ export class WebAccessControl implements AccessControl {
     const serverOrigin = caller.serverOrigin ?? '';
     const foreignOrigin = foreignOriginOf(caller);
     const webId = anonymous ? '' : (caller.webId ?? '');
-    let onPath = this.#decisions.peek(path);
+    let onPath = this.#decisions.peek(path) ?? noDecisions(path);
+    putDecision(onPath, serverOrigin, foreignOrigin, webId, decision);
     // A path many callers ask about starts afresh at a quarter of the bound rather than pushing the others out.
-    if (!onPath || onPath.bytes + addedBytes(onPath, serverOrigin, foreignOrigin, webId) > this.#maxPathBytes) onPath = { byServerOrigin: new Map(), bytes: PATH_BYTES + stringBytes(path) };
-    onPath.bytes += addedBytes(onPath, serverOrigin, foreignOrigin, webId);
-    let byForeignOrigin = onPath.byServerOrigin.get(serverOrigin);
-    if (!byForeignOrigin) onPath.byServerOrigin.set(serverOrigin, (byForeignOrigin = new Map()));
-    let byWebId = byForeignOrigin.get(foreignOrigin);
-    if (!byWebId) byForeignOrigin.set(foreignOrigin, (byWebId = new Map()));
-    byWebId.set(webId, decision);
+    if (onPath.bytes > this.#maxPathBytes) putDecision((onPath = noDecisions(path)), serverOrigin, foreignOrigin, webId, decision);
     // Set again, so the bound counts its new weight.
     this.#decisions.set(path, onPath);
   }
