@@ -22,7 +22,7 @@ import { resolveConfig } from '../src/config/resolve.ts';
 import { BoundedCache } from '../src/storage/bounded-cache.ts';
 import { FsDriver } from '../storage-drivers/fs.ts';
 import { positiveCount } from './args.ts';
-import { SMALL_JSON_LD } from './workloads.ts';
+import { MEMBERS, POST_BODY, restrictedAcl, SMALL_JSON_LD } from './workloads.ts';
 
 const CACHES = ['fs file bodies', 'fs sidecar types', 'fs listings', 'listing bodies', 'conversions', 'ACL documents', 'WAC decisions'] as const;
 type CacheName = (typeof CACHES)[number];
@@ -39,10 +39,9 @@ setFlagsFromString('--no-flush-bytecode');
 const BASE = 'http://127.0.0.1:8443';
 /** Big enough that no cache evicts while filling (the weights are compared, not the bound). */
 const CACHE_BYTES = 2 * 1024 * 1024 * 1024;
-const POST_BODY = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
+/** A reader besides the owner, as the bench's private container has its DPoP reader. */
+const READER = 'https://reader.example/profile/card#me';
 const TEXT_16KB = 'sixteen kilobytes of text, in a file a text/plain PUT streams to the disk. '.repeat(220);
-/** The benchmark's container size. */
-const MEMBERS = 1000;
 
 // Every BoundedCache is named by the caller of its first `set`; its entries are counted as they come and go.
 type AnyCache = BoundedCache<unknown, unknown>;
@@ -108,16 +107,6 @@ async function openWorld(root: string): Promise<World> {
 const put = (contentType: string, body: string): RequestInit => ({ method: 'PUT', headers: { 'content-type': contentType }, body });
 const accept = (type: string): RequestInit => ({ headers: { accept: type } });
 const padded = (index: number) => String(index).padStart(5, '0');
-
-/** The ACL bench/workloads.ts gives the private container: the owner, and a reader. */
-function restrictedAcl(container: string): string {
-  const url = BASE + container;
-  return `@prefix acl: <http://www.w3.org/ns/auth/acl#>.
-@prefix foaf: <http://xmlns.com/foaf/0.1/>.
-<#owner> a acl:Authorization; acl:agent <${BASE}/bench/#me>; acl:accessTo <${url}>; acl:default <${url}>; acl:mode acl:Read, acl:Write, acl:Control.
-<#reader0> a acl:Authorization; acl:agent <https://reader.example/profile/card#me>; acl:accessTo <${url}>; acl:default <${url}>; acl:mode acl:Read.
-`;
-}
 
 function containersOf(world: World, count: number): string[] {
   const containers: string[] = [];
@@ -238,7 +227,7 @@ const SCENARIOS: Scenario[] = [
     fill: async (world) => {
       for (let i = 0; i < ENTRIES / 4; i++) {
         const container = `/bench/bench-private/box${padded(i)}/`;
-        world.seed(`${container}.acl`, restrictedAcl(container));
+        world.seed(`${container}.acl`, restrictedAcl(`${BASE}/bench/#me`, BASE + container, false, [READER]));
         world.seed(`${container}small.json`, POST_BODY);
         await world.request(`${container}small.json`);
       }

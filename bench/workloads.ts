@@ -22,7 +22,8 @@ function profileDocument(): string {
 
 /** The ~1 KB JSON-LD body read by the GET workloads, rewritten by PUT, and served by the ceiling. */
 export const SMALL_JSON_LD = profileDocument();
-const POST_BODY = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
+/** The small JSON-LD body POST create sends, and what the listed members hold. */
+export const POST_BODY = JSON.stringify({ '@context': { schema: 'http://schema.org/' }, '@id': '#it', 'schema:name': 'posted' });
 const TURTLE = '@prefix schema: <http://schema.org/>.\n<#it> a schema:Thing; schema:name "patched by the benchmark".\n';
 const INSERT_DATA = 'INSERT DATA { <#it> <http://schema.org/alternateName> "bench" . }';
 const N3_PATCH = `@prefix solid: <http://www.w3.org/ns/solid/terms#>.
@@ -63,17 +64,21 @@ async function aclOf(owner: Owner, url: string): Promise<string> {
 }
 
 /**
- * Gives a container an ACL of its own: the owner may do everything, the public only what is listed, and
- * `readers` may read.
+ * An ACL document for a container: the owner may do everything, the public only what is listed, and `readers`
+ * may read.
  */
-async function restrict(owner: Owner, container: string, publicRead: boolean, readers: readonly string[] = []): Promise<void> {
+export function restrictedAcl(ownerWebId: string, container: string, publicRead: boolean, readers: readonly string[] = []): string {
   const rules = [
-    `<#owner> a acl:Authorization; acl:agent <${owner.webId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read, acl:Write, acl:Control.`,
+    `<#owner> a acl:Authorization; acl:agent <${ownerWebId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read, acl:Write, acl:Control.`,
     ...readers.map((webId, i) => `<#reader${i}> a acl:Authorization; acl:agent <${webId}>; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read.`),
   ];
   if (publicRead) rules.push(`<#public> a acl:Authorization; acl:agentClass foaf:Agent; acl:accessTo <${container}>; acl:default <${container}>; acl:mode acl:Read.`);
-  const acl = `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n${rules.join('\n')}\n`;
-  await put(owner, await aclOf(owner, container), 'text/turtle', acl);
+  return `@prefix acl: <http://www.w3.org/ns/auth/acl#>.\n@prefix foaf: <http://xmlns.com/foaf/0.1/>.\n${rules.join('\n')}\n`;
+}
+
+/** Gives a container an ACL of its own (restrictedAcl). */
+async function restrict(owner: Owner, container: string, publicRead: boolean, readers: readonly string[] = []): Promise<void> {
+  await put(owner, await aclOf(owner, container), 'text/turtle', restrictedAcl(owner.webId, container, publicRead, readers));
 }
 
 async function inBatches(count: number, width: number, task: (index: number) => Promise<void>): Promise<void> {
